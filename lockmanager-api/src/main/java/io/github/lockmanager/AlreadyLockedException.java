@@ -1,0 +1,52 @@
+package io.github.lockmanager;
+
+/**
+ * The key is held by another thread of this node or by another node. Nothing was changed; the caller may
+ * try again later, for example through {@code LockManagerUtils.waitForLock}.
+ */
+public class AlreadyLockedException extends LockException {
+    private static final long serialVersionUID = 1L;
+
+    private final String key;
+    private final String holderNodeId;
+    private final String holderThreadName;
+    private final boolean heldOnThisNode;
+
+    /**
+     * @param key              the key asked for
+     * @param holderNodeId     the node holding it, or {@code null} when the store could not say
+     * @param holderThreadName the holding thread's name, or {@code null} when the store could not say
+     * @param heldOnThisNode   whether a thread of the node that threw this holds the key
+     */
+    public AlreadyLockedException(String key, String holderNodeId, String holderThreadName, boolean heldOnThisNode) {
+        super("Lock '" + key + "' is already held"
+                + (holderNodeId == null ? "" : " by thread '" + holderThreadName + "' on node '" + holderNodeId + "'")
+                + (heldOnThisNode ? " (this node)" : ""));
+        this.key = key;
+        this.holderNodeId = holderNodeId;
+        this.holderThreadName = holderThreadName;
+        this.heldOnThisNode = heldOnThisNode;
+    }
+
+    public String getKey() {
+        return key;
+    }
+
+    /** The node holding the key, or {@code null} when it was not known when the lock was refused. */
+    public String getHolderNodeId() {
+        return holderNodeId;
+    }
+
+    /** The holding thread's name, or {@code null} when it was not known when the lock was refused. */
+    public String getHolderThreadName() {
+        return holderThreadName;
+    }
+
+    /**
+     * Whether a thread of the refusing node holds the key: a waiter can then be woken by
+     * {@link LockManager#awaitLocalRelease} instead of polling.
+     */
+    public boolean isHeldOnThisNode() {
+        return heldOnThisNode;
+    }
+}

@@ -1,0 +1,121 @@
+package io.github.lockmanager;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Cluster-wide, re-entrant, lease-based locks.
+ *
+ * <p><b>Ownership.</b> A lock belongs to the thread that took it. The same thread may take it again: each
+ * {@link #lock} adds one hold, without any call to the store, and each hold must be given back once, by
+ * {@link #unlock} from the holding thread or by {@link LockResource#close()} from any thread. The lock leaves
+ * the store when its last hold is given back. Unbalanced calls keep the lock for as long as the thread lives;
+ * once the thread has died its locks are released.
+ *
+ * <p><b>Leases.</b> A background renewer keeps each held lock's lease alive in the store. If this node stops
+ * (crash, pause, partition) its locks become free one lease after their last renewal. If renewal cannot be
+ * confirmed before the lease would run out, or the store says the lock is no longer this acquisition's, the
+ * lock is <em>lost</em>: the holder thread is interrupted, {@link LockResource#isLost()} turns true and the
+ * configured {@link LockLossListener} is told. Work that must not run twice should also pass
+ * {@link LockResource#getFencingToken()} to the resource it changes.
+ *
+ * <p><b>Levels.</b> Keys live at a {@link LockLevel}; the methods without a level use the manager's default
+ * level. The same key at two levels is two different locks.
+ *
+ * <p><b>Keys.</b> A key is 1 to {@value #LOCK_KEY_MAX_LENGTH} chars, any Unicode text including separators
+ * such as {@code '#'}, except {@code '\u0000'} and unpaired surrogates (no store can keep them). Anything else
+ * is refused with an {@link IllegalArgumentException} that says what is wrong.
+ *
+ * <p><b>Threads.</b> Every method is thread-safe and none of them blocks on another thread's lock: only
+ * {@link #awaitLocalRelease} waits. After {@link #close()} every method throws {@link IllegalStateException}.
+ */
+public interface LockManager extends AutoCloseable {
+
+    /** The longest key, in chars, that {@link #lock} accepts. */
+    int LOCK_KEY_MAX_LENGTH = 256;
+
+    /**
+     * Takes the lock on {@code key} at the default level, or adds a hold if the calling thread has it.
+     * Never blocks on a holder.
+     *
+     * @return the hold; give it back with {@link LockResource#close()} or {@link #unlock(String)}
+     * @throws AlreadyLockedException   if another thread of this node or another node holds the key
+     * @throws LockManagerException     if the store failed; nothing is held then
+     * @throws IllegalArgumentException if the key is null, empty, longer than {@value #LOCK_KEY_MAX_LENGTH}
+     *                                  chars or not storable text
+     * @throws IllegalStateException    if this manager is closed
+     */
+    LockResource lock(String key) throws LockException;
+
+    /** {@link #lock(String)} at the given level. */
+    LockResource lock(String key, LockLevel level) throws LockException;
+
+    /**
+     * Gives back one hold of the calling thread on {@code key} at the default level; the last one releases the
+     * lock in the store. From a thread that holds no lock on {@code key} this only logs a warning. A store
+     * failure while releasing is logged and the release retried in the background; it is never thrown.
+     *
+     * @throws IllegalArgumentException if the key is invalid
+     * @throws IllegalStateException    if this manager is closed
+     */
+    void unlock(String key);
+
+    /** {@link #unlock(String)} at the given level. */
+    void unlock(String key, LockLevel level);
+
+    /**
+     * Whether anyone, on any node, holds {@code key} at the default level. Answered locally, without a store
+     * call, when a thread of this node holds it.
+     *
+     * @throws LockManagerException if the store failed
+     */
+    boolean isLocked(String key) throws LockManagerException;
+
+    /** {@link #isLocked(String)} at the given level. */
+    boolean isLocked(String key, LockLevel level) throws LockManagerException;
+
+    /**
+     * Every live lock of this manager's client id: its farm's {@link LockLevel#DC} locks and all its
+     * {@link LockLevel#XDC} locks, held by any node, including those marked for abort.
+     *
+     * @throws LockManagerException if the store failed
+     */
+    List<Lock> getLocks() throws LockManagerException;
+
+    /**
+     * Asks the holder of {@code key} at the default level, on whichever node, to stop: its thread is
+     * interrupted at once when it is on this node, else within that node's abort poll interval. The lock stays
+     * held until its holder unlocks it or its lease runs out; {@link #getLocks()} shows it as
+     * {@link LockStatus#ABORT} meanwhile. Does nothing when the key is not locked.
+     *
+     * @throws LockManagerException if the store failed
+     */
+    void abort(String key) throws LockManagerException;
+
+    /** {@link #abort(String)} at the given level. */
+    void abort(String key, LockLevel level) throws LockManagerException;
+
+    /**
+     * Waits until no thread of this node holds {@code key} at {@code level}, for at most {@code timeout}.
+     * A lock held on another node is not waited for: this returns {@code true} at once then. Lets a waiter on
+     * the same node wake as soon as the local holder lets go, instead of polling.
+     *
+     * @return {@code true} if no thread of this node holds the key on return
+     * @throws InterruptedException if the calling thread is interrupted while waiting
+     */
+    boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException;
+
+    /** The level the methods without a level argument use. */
+    LockLevel getDefaultLevel();
+
+    /** This node's id, as {@link Lock#getOwnerNodeId()} shows it. */
+    String getNodeId();
+
+    /**
+     * Shuts down: refuses new locks, interrupts every thread that holds one, waits a bounded time for them to
+     * unlock, releases in the store whatever is still held, and stops this manager's threads. Idempotent. The
+     * store itself is not closed: it may be shared with other managers.
+     */
+    @Override
+    void close();
+}

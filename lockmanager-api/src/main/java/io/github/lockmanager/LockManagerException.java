@@ -1,0 +1,71 @@
+package io.github.lockmanager;
+
+/**
+ * The lock manager or its store could not do what was asked. {@link #getErrorCode()} says why; the
+ * cause, when there is one, is the store's own exception.
+ */
+public class LockManagerException extends LockException {
+    private static final long serialVersionUID = 1L;
+
+    /** Why a {@link LockManagerException} was thrown. */
+    public enum ErrorCode {
+        /** The store refused the lock although no holder could be named (for example a write conflict). */
+        LOCK_UNAVAILABLE,
+        /** The store could not be reached, or an I/O call to it failed. */
+        CONNECTION_ERROR,
+        /** A transient store failure persisted through every retry. */
+        RETRIES_EXHAUSTED,
+        /** The store's table, namespace or other structure could not be created or has the wrong layout. */
+        TABLE_CREATION_ERROR,
+        /** Anything else: a bug, or an answer from the store that makes no sense. */
+        INTERNAL_ERROR
+    }
+
+    private final ErrorCode errorCode;
+
+    public LockManagerException(ErrorCode errorCode, String message) {
+        this(errorCode, message, null);
+    }
+
+    public LockManagerException(ErrorCode errorCode, String message, Throwable cause) {
+        super("[" + requireCode(errorCode) + "] " + message, cause);
+        this.errorCode = errorCode;
+    }
+
+    private static ErrorCode requireCode(ErrorCode errorCode) {
+        if (errorCode == null) {
+            throw new IllegalArgumentException("errorCode must not be null");
+        }
+        return errorCode;
+    }
+
+    public ErrorCode getErrorCode() {
+        return errorCode;
+    }
+
+    /**
+     * Turns any throwable into a {@link LockManagerException} a caller can switch on: the first
+     * {@code LockManagerException} in the cause chain is returned as it is, so its code survives any
+     * wrapping; anything else becomes {@link ErrorCode#INTERNAL_ERROR} with the throwable as cause.
+     * An {@link InterruptedException} in the chain re-asserts the current thread's interrupt flag, so
+     * converting it never swallows an interrupt.
+     *
+     * @throws IllegalArgumentException if {@code t} is null
+     */
+    public static LockManagerException propagate(Throwable t) {
+        if (t == null) {
+            throw new IllegalArgumentException("throwable to propagate must not be null");
+        }
+        // bounded: a cause chain may be cyclic
+        Throwable c = t;
+        for (int depth = 0; c != null && depth < 64; depth++, c = c.getCause()) {
+            if (c instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            if (c instanceof LockManagerException) {
+                return (LockManagerException) c;
+            }
+        }
+        return new LockManagerException(ErrorCode.INTERNAL_ERROR, String.valueOf(t), t);
+    }
+}

@@ -1,0 +1,48 @@
+package io.github.lockmanager;
+
+/**
+ * One hold on a lock, returned by {@link LockManager#lock(String)}. Made for try-with-resources:
+ *
+ * <pre>{@code
+ * try (LockResource held = lockManager.lock("order-123")) {
+ *     write(order, held.getFencingToken());
+ * }
+ * }</pre>
+ *
+ * <p>Thread rules: {@link #close()} may be called from any thread, not only the holder's, and releases
+ * exactly the one hold this resource stands for; the lock's record leaves the store when its last hold is
+ * released. A resource belongs to one acquisition: once that acquisition has ended (fully unlocked, lost or
+ * released by shutdown), closing the resource does nothing, so a stale resource can never release a newer
+ * lock on the same key.
+ */
+public interface LockResource extends AutoCloseable {
+
+    /**
+     * Releases this resource's hold, once: later calls do nothing. Never throws; a store failure while
+     * releasing the last hold is logged and retried in the background until the lease would have ended.
+     */
+    @Override
+    void close();
+
+    /** Whether {@link #close()} was called on this resource. */
+    boolean isClosed();
+
+    /** The lock as it was when this hold was taken (for a re-entry: as the first hold saw it). */
+    Lock getLock();
+
+    /** {@code true} for a fresh acquisition from the store, {@code false} for a re-entry by the holding thread. */
+    boolean isNewLock();
+
+    /** The holding thread, or {@code null} once that thread has been garbage collected. */
+    Thread getHolder();
+
+    /**
+     * Whether the lock was lost while held: the store said it no longer belongs to this acquisition, or its
+     * renewal could not be confirmed before the lease would have run out. The holder thread was interrupted
+     * when that happened; the work it protects must stop.
+     */
+    boolean isLost();
+
+    /** This acquisition's fencing token; re-entries share it. See {@link Lock#getFencingToken()}. */
+    long getFencingToken();
+}

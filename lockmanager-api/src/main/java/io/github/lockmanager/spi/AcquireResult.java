@@ -1,0 +1,45 @@
+package io.github.lockmanager.spi;
+
+import java.util.Objects;
+
+/**
+ * The answer of {@link LockStore#acquire}: either the new record, or the record of whoever holds the key.
+ */
+public final class AcquireResult {
+    private final boolean acquired;
+    private final LockRecord record;
+
+    private AcquireResult(boolean acquired, LockRecord record) {
+        this.acquired = acquired;
+        this.record = record;
+    }
+
+    /** The lock was taken; {@code record} is what the store now holds, with its fencing token. */
+    public static AcquireResult acquired(LockRecord record) {
+        return new AcquireResult(true, Objects.requireNonNull(record, "record"));
+    }
+
+    /**
+     * Someone else holds the key.
+     *
+     * @param holder the holder's record, or {@code null} when it could not be read (for example it ended
+     *               between the failed write and the read)
+     */
+    public static AcquireResult heldBy(LockRecord holder) {
+        return new AcquireResult(false, holder);
+    }
+
+    public boolean isAcquired() {
+        return acquired;
+    }
+
+    /** The new record when {@link #isAcquired()}, else the holder's record or {@code null}. */
+    public LockRecord record() {
+        return record;
+    }
+
+    @Override
+    public String toString() {
+        return (acquired ? "acquired " : "heldBy ") + record;
+    }
+}

@@ -1,0 +1,132 @@
+package io.github.lockmanager.spi;
+
+import io.github.lockmanager.LockLevel;
+
+import java.util.Objects;
+
+/**
+ * The full identity of a lock: level, farm (for {@link LockLevel#DC} only), client id and the caller's key.
+ *
+ * <p>{@link #storageKey()} is {@code DC#<farmId>#<clientId>#<key>} or {@code XDC#<clientId>#<key>}. It is
+ * collision-free because farm and client ids may not contain {@code '#'} and the caller's key comes last: the
+ * first separators after the level always end the farm and client id, whatever the key holds.
+ */
+public final class LockKey {
+    /** The separator between the parts of {@link #storageKey()}; farm and client ids may not contain it. */
+    public static final char SEPARATOR = '#';
+
+    private final LockLevel level;
+    private final String farmId;
+    private final String clientId;
+    private final String name;
+    private final String storageKey;
+
+    private LockKey(LockLevel level, String farmId, String clientId, String name) {
+        this.level = Objects.requireNonNull(level, "level");
+        this.farmId = farmId;
+        this.clientId = requireId("clientId", clientId);
+        this.name = Objects.requireNonNull(name, "name");
+        if (level == LockLevel.DC) {
+            requireId("farmId", farmId);
+            this.storageKey = "DC" + SEPARATOR + farmId + SEPARATOR + clientId + SEPARATOR + name;
+        } else {
+            if (farmId != null) {
+                throw new IllegalArgumentException("an XDC key has no farm id, got '" + farmId + "'");
+            }
+            this.storageKey = "XDC" + SEPARATOR + clientId + SEPARATOR + name;
+        }
+    }
+
+    /** A key of {@link LockLevel#DC}, scoped to {@code farmId}. */
+    public static LockKey dc(String farmId, String clientId, String name) {
+        return new LockKey(LockLevel.DC, farmId, clientId, name);
+    }
+
+    /** A key of {@link LockLevel#XDC}. */
+    public static LockKey xdc(String clientId, String name) {
+        return new LockKey(LockLevel.XDC, null, clientId, name);
+    }
+
+    /** The key at {@code level}; {@code farmId} is used for {@link LockLevel#DC} only. */
+    public static LockKey of(LockLevel level, String farmId, String clientId, String name) {
+        return level == LockLevel.DC ? dc(farmId, clientId, name) : xdc(clientId, name);
+    }
+
+    /**
+     * The key that {@link #storageKey()} returned.
+     *
+     * @throws IllegalArgumentException if {@code storageKey} is not of that form
+     */
+    public static LockKey parse(String storageKey) {
+        Objects.requireNonNull(storageKey, "storageKey");
+        int first = storageKey.indexOf(SEPARATOR);
+        int second = first < 0 ? -1 : storageKey.indexOf(SEPARATOR, first + 1);
+        if (second < 0) {
+            throw new IllegalArgumentException("not a lock storage key: '" + storageKey + "'");
+        }
+        String level = storageKey.substring(0, first);
+        if (level.equals("XDC")) {
+            return xdc(storageKey.substring(first + 1, second), storageKey.substring(second + 1));
+        }
+        int third = storageKey.indexOf(SEPARATOR, second + 1);
+        if (!level.equals("DC") || third < 0) {
+            throw new IllegalArgumentException("not a lock storage key: '" + storageKey + "'");
+        }
+        return dc(storageKey.substring(first + 1, second), storageKey.substring(second + 1, third),
+                storageKey.substring(third + 1));
+    }
+
+    /**
+     * Checks a farm or client id: not empty, no {@link #SEPARATOR}.
+     *
+     * @return the id
+     * @throws IllegalArgumentException naming {@code what} if the id is unusable
+     */
+    public static String requireId(String what, String id) {
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException(what + " must not be null or empty");
+        }
+        if (id.indexOf(SEPARATOR) >= 0) {
+            throw new IllegalArgumentException(what + " must not contain '" + SEPARATOR + "', was '" + id + "'");
+        }
+        return id;
+    }
+
+    public LockLevel level() {
+        return level;
+    }
+
+    /** The farm id for {@link LockLevel#DC}, else {@code null}. */
+    public String farmId() {
+        return farmId;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    /** The caller's key. */
+    public String name() {
+        return name;
+    }
+
+    /** The collision-free string form: see the class comment. */
+    public String storageKey() {
+        return storageKey;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof LockKey && storageKey.equals(((LockKey) o).storageKey));
+    }
+
+    @Override
+    public int hashCode() {
+        return storageKey.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return storageKey;
+    }
+}

@@ -1,0 +1,44 @@
+package io.github.lockmanager.spi;
+
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockStatus;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A live lock as a store holds it.
+ *
+ * @param handle         the key and the owner token of the acquisition that holds it
+ * @param nodeId         the holding node
+ * @param threadName     the holding thread's name when it took the lock
+ * @param lockTime       when it was acquired (the store's notion of time)
+ * @param expirationTime when its lease ends unless renewed (the store's notion of time)
+ * @param status         whether an abort was asked for
+ * @param fencingToken   strictly greater than every token the store issued for this key before
+ */
+public record LockRecord(LockHandle handle, String nodeId, String threadName, Instant lockTime,
+                         Instant expirationTime, LockStatus status, long fencingToken) {
+    public LockRecord {
+        Objects.requireNonNull(handle, "handle");
+        Objects.requireNonNull(nodeId, "nodeId");
+        Objects.requireNonNull(threadName, "threadName");
+        Objects.requireNonNull(lockTime, "lockTime");
+        Objects.requireNonNull(expirationTime, "expirationTime");
+        Objects.requireNonNull(status, "status");
+    }
+
+    public LockKey key() {
+        return handle.key();
+    }
+
+    public String ownerToken() {
+        return handle.ownerToken();
+    }
+
+    /** The public view of this record. */
+    public Lock toLock() {
+        LockKey key = handle.key();
+        return new Lock(key.name(), key.level(), nodeId, threadName, lockTime, expirationTime, status, fencingToken);
+    }
+}

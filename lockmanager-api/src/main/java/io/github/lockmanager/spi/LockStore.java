@@ -1,0 +1,86 @@
+package io.github.lockmanager.spi;
+
+import io.github.lockmanager.LockManagerException;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where lock records live. A store only speaks its database; leases, threads, re-entry, renewal scheduling
+ * and abort delivery belong to the lock manager.
+ *
+ * <p>Rules every implementation keeps:
+ * <ul>
+ *   <li>Each method is one atomic decision of the store per record: {@link #acquire} creates a record only
+ *       when no live one exists; a record whose lease has run out counts as absent everywhere.</li>
+ *   <li>Every write that changes or removes a record is conditional on the owner token of the acquisition
+ *       that made it. {@link #markAbort} is the only write across owners, and it only sets the status.</li>
+ *   <li>Fencing tokens of a key strictly increase over every acquisition the store ever granted for it, also
+ *       across release, expiry and restarts of the nodes.</li>
+ *   <li>An ambiguous write (a timeout after which the write may have applied) is resolved by the store, by
+ *       reading back the owner token: a store never reports "held by someone else" for its own write, and
+ *       never throws after creating a record it then denies.</li>
+ *   <li>Failures are {@link LockManagerException}s with the matching error code; an interrupt of the calling
+ *       thread is never swallowed.</li>
+ *   <li>Thread-safe: several lock managers may share one store instance.</li>
+ * </ul>
+ */
+public interface LockStore extends AutoCloseable {
+
+    /**
+     * Creates whatever the store needs (table, index) when absent. Idempotent, and safe to call from many
+     * nodes at once. Called by each lock manager before first use.
+     *
+     * @throws LockManagerException {@code TABLE_CREATION_ERROR} if the structure cannot be created or has an
+     *                              unusable layout; {@code CONNECTION_ERROR} if the store cannot be reached
+     */
+    void initialize() throws LockManagerException;
+
+    /**
+     * Creates the record for {@code request} with a lease of {@code lease}, if no live record of the key exists,
+     * giving it a fresh fencing token.
+     */
+    AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException;
+
+    /**
+     * Extends the lease of each handle's record to {@code lease} from now, where the record is still that
+     * handle's; one round trip per call where the store allows it.
+     *
+     * @return an answer for every handle given
+     */
+    Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException;
+
+    /**
+     * Reads, without writing, whether each handle still holds its record and whether an abort was asked for.
+     * Lets the manager poll for aborts more often than it renews.
+     *
+     * @return an answer for every handle given
+     */
+    Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException;
+
+    /**
+     * Removes the record if it is still {@code handle}'s.
+     *
+     * @return {@code true} if it was removed, {@code false} if the record was not (or no longer) this handle's
+     */
+    boolean release(LockHandle handle) throws LockManagerException;
+
+    /** The live record of {@code key}, if any. */
+    Optional<LockRecord> read(LockKey key) throws LockManagerException;
+
+    /** Every live record in the store. */
+    List<LockRecord> list() throws LockManagerException;
+
+    /**
+     * Sets the status of the live record of {@code key} to {@code ABORT}, keeping owner and lease.
+     *
+     * @return {@code true} if a live record was there to mark
+     */
+    boolean markAbort(LockKey key) throws LockManagerException;
+
+    /** Frees the store's own resources; see each store for what it owns. */
+    @Override
+    void close();
+}

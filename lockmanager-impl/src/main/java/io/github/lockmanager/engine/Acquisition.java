@@ -1,0 +1,172 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+
+import java.lang.ref.WeakReference;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One acquisition of one key by one thread of this node, from the store call that asks for it to the moment
+ * it ends (last hold released, lost, reclaimed or shut down). The local table maps each key to at most one.
+ * State changes are short and under this object's monitor; no store I/O ever happens under it.
+ */
+final class Acquisition {
+    private enum State { ACQUIRING, HELD, ENDED }
+
+    private final LockHandle handle;
+    private final WeakReference<Thread> holder;
+    private final String holderName;
+    private final CountDownLatch ended = new CountDownLatch(1);
+
+    private State state = State.ACQUIRING;
+    private int holds;
+    private Lock lock;
+    private boolean lost;
+    private boolean abortDelivered;
+    /** Engine time until which the store's lease is known to last. */
+    private volatile long confirmedUntilNanos;
+
+    Acquisition(LockHandle handle, Thread holder) {
+        this.handle = handle;
+        this.holder = new WeakReference<>(holder);
+        this.holderName = holder.getName();
+    }
+
+    LockHandle handle() {
+        return handle;
+    }
+
+    LockKey key() {
+        return handle.key();
+    }
+
+    /** The holding thread, or {@code null} once it has been collected. */
+    Thread holder() {
+        return holder.get();
+    }
+
+    String holderName() {
+        return holderName;
+    }
+
+    boolean isHeldBy(Thread thread) {
+        return holder.get() == thread;
+    }
+
+    boolean isHolderAlive() {
+        Thread t = holder.get();
+        return t != null && t.isAlive();
+    }
+
+    /** The store granted the lock: one hold, lease known until {@code confirmedUntilNanos}. */
+    synchronized void grant(LockRecord record, long confirmedUntilNanos) {
+        if (state != State.ACQUIRING) {
+            throw new IllegalStateException("grant of " + this + " in state " + state);
+        }
+        state = State.HELD;
+        holds = 1;
+        lock = record.toLock();
+        this.confirmedUntilNanos = confirmedUntilNanos;
+    }
+
+    /** Adds a re-entrant hold; {@code false} if this acquisition has ended. */
+    synchronized boolean addHold() {
+        if (state != State.HELD) {
+            return false;
+        }
+        holds++;
+        return true;
+    }
+
+    /** Gives back one hold; {@code true} if it was the last and this acquisition has now ended. */
+    synchronized boolean dropHold() {
+        if (state != State.HELD) {
+            return false;
+        }
+        if (--holds > 0) {
+            return false;
+        }
+        endLocked();
+        return true;
+    }
+
+    /** Ends this acquisition whatever its holds; {@code true} if this call ended it. */
+    synchronized boolean end() {
+        if (state == State.ENDED) {
+            return false;
+        }
+        endLocked();
+        return true;
+    }
+
+    /** Ends a held acquisition as lost; {@code true} if this call did it. */
+    synchronized boolean loseIfHeld() {
+        if (state != State.HELD) {
+            return false;
+        }
+        lost = true;
+        endLocked();
+        return true;
+    }
+
+    private void endLocked() {
+        state = State.ENDED;
+        ended.countDown();
+    }
+
+    /** {@code true} the first time an abort is delivered, so a holder is interrupted once per acquisition. */
+    synchronized boolean takeAbortDelivery() {
+        if (state != State.HELD || abortDelivered) {
+            return false;
+        }
+        abortDelivered = true;
+        return true;
+    }
+
+    synchronized boolean isHeld() {
+        return state == State.HELD;
+    }
+
+    synchronized boolean isEnded() {
+        return state == State.ENDED;
+    }
+
+    synchronized boolean isLost() {
+        return lost;
+    }
+
+    synchronized int holds() {
+        return holds;
+    }
+
+    /** The lock as the store granted it; {@code null} before the grant. */
+    synchronized Lock lock() {
+        return lock;
+    }
+
+    long confirmedUntilNanos() {
+        return confirmedUntilNanos;
+    }
+
+    /** Moves the known end of the lease forward, never back: answers may arrive out of order. */
+    void confirmUntil(long nanos) {
+        synchronized (this) {
+            if (nanos - confirmedUntilNanos > 0) {
+                confirmedUntilNanos = nanos;
+            }
+        }
+    }
+
+    boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
+        return ended.await(timeout, unit);
+    }
+
+    @Override
+    public String toString() {
+        return "'" + handle.key().name() + "' (" + handle.key().level() + ") held by thread '" + holderName + "'";
+    }
+}

@@ -1,0 +1,33 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockLossListener;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.LockStore;
+
+import java.time.Duration;
+
+/** The validated settings of one lock manager, as {@link LockManagerBuilder} made them. */
+record EngineSettings(LockStore store, String clientId, String farmId, String nodeId, Duration lease,
+                      Duration renewalInterval, Duration abortPollInterval, int renewalBatchSize,
+                      LockLevel defaultLevel, TimeSource timeSource, LockLossListener lossListener,
+                      Duration shutdownTimeout) {
+
+    /** How often the keeper thread runs: often enough for both renewal and abort polling. */
+    Duration tick() {
+        return renewalInterval.compareTo(abortPollInterval) <= 0 ? renewalInterval : abortPollInterval;
+    }
+
+    /**
+     * How long before the known end of a lease an unconfirmed lock is declared lost: the holder must hear of
+     * it before another node can take the key, despite scheduling delays and clock-rate differences.
+     */
+    Duration lossMargin() {
+        return lease.dividedBy(10);
+    }
+
+    /** How often the watchdog looks for leases that are about to end unconfirmed. */
+    Duration watchdogPeriod() {
+        return lease.dividedBy(20);
+    }
+}

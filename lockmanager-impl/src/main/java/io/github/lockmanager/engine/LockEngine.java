@@ -1,0 +1,445 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The lock manager: a local table of this node's acquisitions in front of a {@link LockStore}. Re-entry and
+ * contention between threads of this node are answered from the table; the store is asked only to take,
+ * release, renew and inspect records. Background work lives in {@link LeaseKeeper}.
+ */
+final class LockEngine implements LockManager {
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+
+    private enum Lifecycle { OPEN, CLOSING, CLOSED }
+
+    private final EngineSettings settings;
+    private final LockStore store;
+    private final long leaseNanos;
+    private final Map<LockKey, Acquisition> table = new ConcurrentHashMap<>();
+    private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.OPEN);
+    /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
+    private final String ownerTokenPrefix;
+    private final AtomicLong ownerTokenCounter = new AtomicLong();
+    private final LeaseKeeper keeper;
+
+    private LockEngine(EngineSettings settings) {
+        this.settings = settings;
+        this.store = settings.store();
+        this.leaseNanos = settings.lease().toNanos();
+        byte[] random = new byte[8];
+        new SecureRandom().nextBytes(random);
+        this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
+        this.keeper = new LeaseKeeper(this, settings);
+    }
+
+    static LockEngine start(EngineSettings settings) {
+        LockEngine engine = new LockEngine(settings);
+        engine.keeper.start();
+        log.info("Lock manager started: node '{}', client '{}', farm '{}', lease {}, renewal every {}, abort poll every {}, store {}",
+                settings.nodeId(), settings.clientId(), settings.farmId(), settings.lease(),
+                settings.renewalInterval(), settings.abortPollInterval(), settings.store());
+        return engine;
+    }
+
+    @Override
+    public LockResource lock(String key) throws LockException {
+        return lock(key, settings.defaultLevel());
+    }
+
+    @Override
+    public LockResource lock(String key, LockLevel level) throws LockException {
+        LockKey lockKey = lockKey(key, level);
+        requireState(Lifecycle.OPEN);
+        Thread me = Thread.currentThread();
+        boolean leftoverReleased = false;
+        while (true) {
+            Acquisition existing = table.get(lockKey);
+            if (existing != null) {
+                if (existing.isHeldBy(me) && existing.addHold()) {
+                    return new HoldResource(this, existing, false);
+                }
+                if (existing.isEnded()) {
+                    table.remove(lockKey, existing);
+                    continue;
+                }
+                if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
+                    reclaim(existing);
+                    continue;
+                }
+                throw new AlreadyLockedException(key, settings.nodeId(), existing.holderName(), true);
+            }
+            Acquisition mine = new Acquisition(new LockHandle(lockKey, nextOwnerToken()), me);
+            if (table.putIfAbsent(lockKey, mine) != null) {
+                continue;
+            }
+            AcquireResult result = acquireFromStore(mine);
+            if (result.isAcquired()) {
+                return new HoldResource(this, mine, true);
+            }
+            LockRecord holder = result.record();
+            if (!leftoverReleased && holder != null && keeper.isPendingRelease(holder.handle())) {
+                // our own earlier release failed and is still queued: finish it now rather than refuse ourselves
+                leftoverReleased = keeper.releaseNow(holder.handle());
+                if (leftoverReleased) {
+                    continue;
+                }
+            }
+            throw holder == null
+                    ? new AlreadyLockedException(key, null, null, false)
+                    : new AlreadyLockedException(key, holder.nodeId(), holder.threadName(), false);
+        }
+    }
+
+    /** Asks the store for {@code mine}; on anything but success {@code mine} is ended and out of the table. */
+    private AcquireResult acquireFromStore(Acquisition mine) throws LockException {
+        LockHandle handle = mine.handle();
+        long sentAt = settings.timeSource().nanoTime();
+        AcquireResult result;
+        try {
+            result = store.acquire(new LockRequest(handle, settings.nodeId(), mine.holderName()), settings.lease());
+        } catch (LockManagerException e) {
+            abandon(mine);
+            if (e.getErrorCode() == ErrorCode.LOCK_UNAVAILABLE) {
+                AlreadyLockedException refused = new AlreadyLockedException(handle.key().name(), null, null, false);
+                refused.initCause(e);
+                throw refused;
+            }
+            // the write may have applied although the store could not confirm it: never leave it behind
+            keeper.releaseLater(handle, sentAt + leaseNanos);
+            throw e;
+        } catch (RuntimeException e) {
+            abandon(mine);
+            keeper.releaseLater(handle, sentAt + leaseNanos);
+            throw new LockManagerException(ErrorCode.INTERNAL_ERROR, "store " + store + " failed to acquire lock '"
+                    + handle.key().name() + "': " + e, e);
+        }
+        if (!result.isAcquired()) {
+            abandon(mine);
+            return result;
+        }
+        mine.grant(result.record(), sentAt + leaseNanos);
+        if (lifecycle.get() != Lifecycle.OPEN) {
+            // close() ran while the store call was in flight: the lock must not outlive the manager; whoever
+            // ends the acquisition first (this thread or close()) releases it
+            if (mine.end()) {
+                table.remove(handle.key(), mine);
+                releaseInStore(handle, sentAt + leaseNanos);
+            }
+            throw closedException();
+        }
+        log.debug("Lock '{}' acquired by thread '{}' on node '{}', fencing token {}",
+                handle.key().name(), mine.holderName(), settings.nodeId(), result.record().fencingToken());
+        return result;
+    }
+
+    private void abandon(Acquisition acquisition) {
+        acquisition.end();
+        table.remove(acquisition.key(), acquisition);
+    }
+
+    @Override
+    public void unlock(String key) {
+        unlock(key, settings.defaultLevel());
+    }
+
+    @Override
+    public void unlock(String key, LockLevel level) {
+        LockKey lockKey = lockKey(key, level);
+        if (lifecycle.get() == Lifecycle.CLOSED) {
+            throw closedException();
+        }
+        Thread me = Thread.currentThread();
+        Acquisition acquisition = table.get(lockKey);
+        if (acquisition == null || !acquisition.isHeldBy(me) || !acquisition.isHeld()) {
+            log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
+                    + "released, or lost); nothing was changed", me.getName(), key, settings.nodeId());
+            return;
+        }
+        dropHold(acquisition);
+    }
+
+    /** Gives back one hold of {@code acquisition}, from any thread; the last one releases it in the store. */
+    void dropHold(Acquisition acquisition) {
+        if (acquisition.dropHold()) {
+            table.remove(acquisition.key(), acquisition);
+            releaseInStore(acquisition.handle(), acquisition.confirmedUntilNanos());
+        }
+    }
+
+    /**
+     * Removes the record if it is still this handle's. The release is cleanup that must happen even for an
+     * interrupted holder (abort and loss interrupt it), so the interrupt flag is set aside during the store
+     * call and restored after it. A failure hands the release to the keeper, which retries until the lease
+     * would have ended anyway.
+     */
+    private void releaseInStore(LockHandle handle, long leaseEndNanos) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (!store.release(handle)) {
+                log.warn("Lock '{}' of node '{}' was no longer this node's in the store when released (its lease had "
+                        + "ended or it was lost); nothing of anyone else's was touched", handle.key().name(), settings.nodeId());
+            }
+        } catch (LockManagerException | RuntimeException e) {
+            log.warn("Could not release lock '{}' of node '{}' in store {}: {}. Retrying in the background until its "
+                    + "lease ends", handle.key().name(), settings.nodeId(), store, e.toString());
+            keeper.releaseLater(handle, leaseEndNanos);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isLocked(String key) throws LockManagerException {
+        return isLocked(key, settings.defaultLevel());
+    }
+
+    @Override
+    public boolean isLocked(String key, LockLevel level) throws LockManagerException {
+        LockKey lockKey = lockKey(key, level);
+        requireNotClosed();
+        Acquisition local = table.get(lockKey);
+        if (local != null && local.isHeld()) {
+            return true;
+        }
+        return store.read(lockKey).isPresent();
+    }
+
+    @Override
+    public List<Lock> getLocks() throws LockManagerException {
+        requireNotClosed();
+        List<Lock> locks = new ArrayList<>();
+        for (LockRecord record : store.list()) {
+            LockKey key = record.key();
+            if (!key.clientId().equals(settings.clientId())
+                    || (key.level() == LockLevel.DC && !key.farmId().equals(settings.farmId()))) {
+                continue;
+            }
+            locks.add(record.toLock());
+            Acquisition local = table.get(key);
+            if (record.status() == LockStatus.ABORT && local != null
+                    && local.handle().equals(record.handle())) {
+                deliverAbort(local);
+            }
+        }
+        return locks;
+    }
+
+    @Override
+    public void abort(String key) throws LockManagerException {
+        abort(key, settings.defaultLevel());
+    }
+
+    @Override
+    public void abort(String key, LockLevel level) throws LockManagerException {
+        LockKey lockKey = lockKey(key, level);
+        requireNotClosed();
+        Acquisition local = table.get(lockKey);
+        if (local != null) {
+            deliverAbort(local);
+        }
+        boolean marked = store.markAbort(lockKey);
+        log.info("Abort of lock '{}' asked on node '{}': {}", key, settings.nodeId(), local != null && local.isHeld()
+                ? "its holder on this node was interrupted" : marked ? "marked in the store for its holder's node to see"
+                : "it was not locked, nothing to do");
+    }
+
+    /** Interrupts the holder of a live acquisition, once per acquisition. */
+    void deliverAbort(Acquisition acquisition) {
+        if (!acquisition.takeAbortDelivery()) {
+            return;
+        }
+        Thread holder = acquisition.holder();
+        if (holder != null && holder.isAlive()) {
+            log.info("Abort requested for lock {} on node '{}': interrupting the holder; the lock stays held until it "
+                    + "unlocks or its lease ends", acquisition, settings.nodeId());
+            holder.interrupt();
+        }
+    }
+
+    /** The store or the clock says {@code acquisition} is no longer ours: tell its holder. */
+    void lose(Acquisition acquisition, LockLossReason reason) {
+        if (!acquisition.loseIfHeld()) {
+            return;
+        }
+        table.remove(acquisition.key(), acquisition);
+        Thread holder = acquisition.holder();
+        if (holder != null && holder.isAlive()) {
+            holder.interrupt();
+        }
+        if (reason == LockLossReason.RENEWAL_UNCONFIRMED) {
+            // the record may still be ours in the store: remove it once the store answers again
+            keeper.releaseLater(acquisition.handle(), acquisition.confirmedUntilNanos());
+        }
+        log.error("Lock {} on node '{}' is LOST ({}): {}. The holder thread was interrupted and must stop the work "
+                        + "the lock protects; another node may take the key now.", acquisition, settings.nodeId(), reason,
+                reason == LockLossReason.NOT_OWNED ? "the store says it is no longer this acquisition's"
+                        : "no renewal was confirmed and the lease would end before the next attempt");
+        try {
+            settings.lossListener().lockLost(acquisition.lock(), holder, reason);
+        } catch (RuntimeException e) {
+            log.error("Lock loss listener failed for lock {} on node '{}'", acquisition, settings.nodeId(), e);
+        }
+    }
+
+    /** Releases the lock of a holder thread that died without unlocking. */
+    void reclaim(Acquisition acquisition) {
+        if (!acquisition.end()) {
+            return;
+        }
+        table.remove(acquisition.key(), acquisition);
+        log.warn("Thread '{}' died holding lock '{}' on node '{}' ({} unbalanced holds): releasing it",
+                acquisition.holderName(), acquisition.key().name(), settings.nodeId(), acquisition.holds());
+        releaseInStore(acquisition.handle(), acquisition.confirmedUntilNanos());
+    }
+
+    /** The acquisitions currently held, in no particular order. */
+    List<Acquisition> heldAcquisitions() {
+        List<Acquisition> held = new ArrayList<>(table.size());
+        for (Acquisition acquisition : table.values()) {
+            if (acquisition.isHeld()) {
+                held.add(acquisition);
+            }
+        }
+        return held;
+    }
+
+    @Override
+    public boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException {
+        LockKey lockKey = lockKey(key, level);
+        requireNotClosed();
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (true) {
+            Acquisition local = table.get(lockKey);
+            if (local == null || local.isEnded()) {
+                return true;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || !local.awaitEnd(remaining, TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+        }
+    }
+
+    @Override
+    public LockLevel getDefaultLevel() {
+        return settings.defaultLevel();
+    }
+
+    @Override
+    public String getNodeId() {
+        return settings.nodeId();
+    }
+
+    @Override
+    public void close() {
+        if (!lifecycle.compareAndSet(Lifecycle.OPEN, Lifecycle.CLOSING)) {
+            return;
+        }
+        List<Acquisition> held = heldAcquisitions();
+        log.info("Closing lock manager of node '{}': {} locks held; interrupting their holders and waiting up to {} "
+                + "for them to unlock", settings.nodeId(), held.size(), settings.shutdownTimeout());
+        for (Acquisition acquisition : held) {
+            Thread holder = acquisition.holder();
+            if (holder != null && holder != Thread.currentThread()) {
+                holder.interrupt();
+            }
+        }
+        boolean interrupted = awaitHolders(held);
+        for (Acquisition acquisition : heldAcquisitions()) {
+            if (acquisition.end()) {
+                table.remove(acquisition.key(), acquisition);
+                log.warn("Lock {} still held at shutdown of node '{}': releasing it", acquisition, settings.nodeId());
+                releaseInStore(acquisition.handle(), acquisition.confirmedUntilNanos());
+            }
+        }
+        keeper.stop();
+        lifecycle.set(Lifecycle.CLOSED);
+        log.info("Lock manager of node '{}' closed", settings.nodeId());
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits for the holders to unlock, up to the shutdown timeout; {@code true} if this thread was interrupted. */
+    private boolean awaitHolders(List<Acquisition> held) {
+        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+        for (Acquisition acquisition : held) {
+            if (acquisition.isHeldBy(Thread.currentThread())) {
+                continue;
+            }
+            try {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 || !acquisition.awaitEnd(remaining, TimeUnit.NANOSECONDS)) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private LockKey lockKey(String key, LockLevel level) {
+        KeyValidator.validate(key);
+        if (level == null) {
+            throw new IllegalArgumentException("lock level must not be null");
+        }
+        return LockKey.of(level, settings.farmId(), settings.clientId(), key);
+    }
+
+    private String nextOwnerToken() {
+        return ownerTokenPrefix + ownerTokenCounter.incrementAndGet();
+    }
+
+    private void requireState(Lifecycle required) {
+        if (lifecycle.get() != required) {
+            throw closedException();
+        }
+    }
+
+    private void requireNotClosed() {
+        if (lifecycle.get() == Lifecycle.CLOSED) {
+            throw closedException();
+        }
+    }
+
+    private IllegalStateException closedException() {
+        return new IllegalStateException("lock manager of node '" + settings.nodeId() + "' is "
+                + (lifecycle.get() == Lifecycle.CLOSED ? "closed" : "closing") + "; build a new one to take locks");
+    }
+
+    @Override
+    public String toString() {
+        return "LockManager[node=" + settings.nodeId() + ", client=" + settings.clientId() + ", farm="
+                + settings.farmId() + ", held=" + table.size() + ", " + lifecycle.get() + "]";
+    }
+}

@@ -1,0 +1,215 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockLossListener;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockStore;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+
+/**
+ * Builds a {@link LockManager} on a {@link LockStore}. Each setter checks its value at once and throws an
+ * {@link IllegalArgumentException} that names the setting; {@link #build()} checks how the settings fit
+ * together.
+ *
+ * <pre>{@code
+ * LockManager locks = LockManagerBuilder.newBuilder()
+ *         .store(new InMemoryLockStore())
+ *         .clientId("billing")
+ *         .build();
+ * }</pre>
+ *
+ * <p>Not thread-safe; a builder may build several managers (each gets its own threads).
+ */
+public final class LockManagerBuilder {
+    /** The longest farm or client id: stores size their key columns by it. */
+    public static final int MAX_ID_LENGTH = 64;
+    /** The longest node id: stores size their owner columns by it. */
+    public static final int MAX_NODE_ID_LENGTH = 128;
+    /** The shortest lease accepted. */
+    public static final Duration MIN_LEASE = Duration.ofMillis(100);
+
+    private LockStore store;
+    private String clientId = "default";
+    private String farmId = "default";
+    private String nodeId;
+    private Duration lease = Duration.ofSeconds(60);
+    private Duration renewalInterval;
+    private Duration abortPollInterval = Duration.ofSeconds(5);
+    private int renewalBatchSize = 200;
+    private LockLevel defaultLevel = LockLevel.DC;
+    private TimeSource timeSource = TimeSource.system();
+    private LockLossListener lossListener = (lock, holder, reason) -> { };
+    private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+    private LockManagerBuilder() {
+    }
+
+    public static LockManagerBuilder newBuilder() {
+        return new LockManagerBuilder();
+    }
+
+    /** Required: where the lock records live. May be shared by several managers. */
+    public LockManagerBuilder store(LockStore store) {
+        this.store = require("store", store);
+        return this;
+    }
+
+    /**
+     * The application's id: managers with different client ids never contend. 1 to {@value #MAX_ID_LENGTH}
+     * chars without {@code '#'}. Default {@code "default"}.
+     */
+    public LockManagerBuilder clientId(String clientId) {
+        this.clientId = checkId("clientId", clientId, MAX_ID_LENGTH);
+        return this;
+    }
+
+    /**
+     * The data centre (farm) id that scopes {@link LockLevel#DC} keys. 1 to {@value #MAX_ID_LENGTH} chars
+     * without {@code '#'}. Default {@code "default"}.
+     */
+    public LockManagerBuilder farmId(String farmId) {
+        this.farmId = checkId("farmId", farmId, MAX_ID_LENGTH);
+        return this;
+    }
+
+    /**
+     * This node's id, shown as the owner of its locks; 1 to {@value #MAX_NODE_ID_LENGTH} chars. Default:
+     * host name, process id and a random part, so two managers never share one by accident.
+     */
+    public LockManagerBuilder nodeId(String nodeId) {
+        this.nodeId = checkId("nodeId", nodeId, MAX_NODE_ID_LENGTH);
+        return this;
+    }
+
+    /** How long a lock outlives its node's last renewal. At least 100 ms. Default 60 s. */
+    public LockManagerBuilder lease(Duration lease) {
+        checkPositive("lease", lease);
+        if (lease.compareTo(MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("lease must be at least " + MIN_LEASE.toMillis() + "ms, was " + lease);
+        }
+        this.lease = lease;
+        return this;
+    }
+
+    /**
+     * How often held locks are renewed: at most a third of the lease, so that two renewals can fail before a
+     * lease runs out. Default: a third of the lease.
+     */
+    public LockManagerBuilder renewalInterval(Duration renewalInterval) {
+        this.renewalInterval = checkPositive("renewalInterval", renewalInterval);
+        return this;
+    }
+
+    /**
+     * How soon a holder on this node hears of an abort asked for on another node, at the latest. Between
+     * renewals it costs one store read per batch of held locks. Default 5 s.
+     */
+    public LockManagerBuilder abortPollInterval(Duration abortPollInterval) {
+        this.abortPollInterval = checkPositive("abortPollInterval", abortPollInterval);
+        return this;
+    }
+
+    /** How many locks one renewal or abort-poll store call carries: 1 to 10,000. Default 200. */
+    public LockManagerBuilder renewalBatchSize(int renewalBatchSize) {
+        if (renewalBatchSize < 1 || renewalBatchSize > 10_000) {
+            throw new IllegalArgumentException("renewalBatchSize must be between 1 and 10000, was " + renewalBatchSize);
+        }
+        this.renewalBatchSize = renewalBatchSize;
+        return this;
+    }
+
+    /** The level of the methods without a level argument. Default {@link LockLevel#DC}. */
+    public LockManagerBuilder defaultLevel(LockLevel defaultLevel) {
+        this.defaultLevel = require("defaultLevel", defaultLevel);
+        return this;
+    }
+
+    /** The clock leases are measured by. Default {@link TimeSource#system()}; tests inject a manual one. */
+    public LockManagerBuilder timeSource(TimeSource timeSource) {
+        this.timeSource = require("timeSource", timeSource);
+        return this;
+    }
+
+    /** Told whenever a lock held on this node is lost. Default: none (the loss is still logged). */
+    public LockManagerBuilder lossListener(LockLossListener lossListener) {
+        this.lossListener = require("lossListener", lossListener);
+        return this;
+    }
+
+    /** How long {@link LockManager#close()} waits for interrupted holders to unlock. Zero or more; default 10 s. */
+    public LockManagerBuilder shutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = require("shutdownTimeout", shutdownTimeout);
+        if (shutdownTimeout.isNegative()) {
+            throw new IllegalArgumentException("shutdownTimeout must not be negative, was " + shutdownTimeout);
+        }
+        return this;
+    }
+
+    /**
+     * Initializes the store and starts the manager's two threads ({@code lockmanager-<node>-keeper} and
+     * {@code lockmanager-<node>-watchdog}), which stop on {@link LockManager#close()}.
+     *
+     * @throws IllegalStateException if no store was set, or the renewal interval is not well inside the lease
+     * @throws LockManagerException  if the store cannot be initialized
+     */
+    public LockManager build() throws LockManagerException {
+        if (store == null) {
+            throw new IllegalStateException("store must be set before build()");
+        }
+        Duration renewal = renewalInterval != null ? renewalInterval : lease.dividedBy(3);
+        if (renewal.multipliedBy(3).compareTo(lease) > 0) {
+            throw new IllegalStateException("renewalInterval (" + renewal + ") must be at most a third of the lease ("
+                    + lease + "), so that two renewals can fail before the lease runs out");
+        }
+        EngineSettings settings = new EngineSettings(store, clientId, farmId,
+                nodeId != null ? nodeId : defaultNodeId(), lease, renewal, abortPollInterval, renewalBatchSize,
+                defaultLevel, timeSource, lossListener, shutdownTimeout);
+        store.initialize();
+        return LockEngine.start(settings);
+    }
+
+    private static <T> T require(String name, T value) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return value;
+    }
+
+    private static Duration checkPositive(String name, Duration value) {
+        require(name, value);
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + value);
+        }
+        return value;
+    }
+
+    private static String checkId(String name, String id, int maxLength) {
+        LockKey.requireId(name, id);
+        if (id.length() > maxLength) {
+            throw new IllegalArgumentException(name + " must be at most " + maxLength + " chars, was " + id.length());
+        }
+        return id;
+    }
+
+    private static String defaultNodeId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "unknown-host";
+        }
+        byte[] random = new byte[3];
+        new SecureRandom().nextBytes(random);
+        String id = host.replace(LockKey.SEPARATOR, '_') + "-" + ProcessHandle.current().pid() + "-"
+                + HexFormat.of().formatHex(random);
+        return id.length() <= MAX_NODE_ID_LENGTH ? id : id.substring(id.length() - MAX_NODE_ID_LENGTH);
+    }
+}

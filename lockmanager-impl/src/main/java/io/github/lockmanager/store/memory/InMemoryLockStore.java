@@ -1,0 +1,173 @@
+package io.github.lockmanager.store.memory;
+
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A store in this JVM's memory: the embedded default, for one process, tests and demos. Several lock managers
+ * in one JVM may share an instance and then contend exactly as nodes of a cluster do. Leases are measured by
+ * the {@link TimeSource} given (share a {@link io.github.lockmanager.ManualTimeSource} with the managers to move
+ * time in tests). Fencing tokens come from one counter, so they increase across all keys. Nothing survives the
+ * JVM. {@link #close()} does nothing: the records stay for whoever else shares the instance.
+ */
+public final class InMemoryLockStore implements LockStore {
+    private final TimeSource time;
+    private final Map<LockKey, Entry> records = new ConcurrentHashMap<>();
+    private final AtomicLong fencingTokens = new AtomicLong();
+
+    private record Entry(LockRecord record, long expiresAtNanos) {
+        boolean isLive(long nowNanos) {
+            return expiresAtNanos - nowNanos > 0;
+        }
+
+        boolean isLiveAndOwnedBy(LockHandle handle, long nowNanos) {
+            return isLive(nowNanos) && record.handle().equals(handle);
+        }
+    }
+
+    /** A store on the JVM's clocks. */
+    public InMemoryLockStore() {
+        this(TimeSource.system());
+    }
+
+    public InMemoryLockStore(TimeSource time) {
+        if (time == null) {
+            throw new IllegalArgumentException("time source must not be null");
+        }
+        this.time = time;
+    }
+
+    @Override
+    public void initialize() {
+        // nothing to create
+    }
+
+    @Override
+    public AcquireResult acquire(LockRequest request, Duration lease) {
+        long now = time.nanoTime();
+        AcquireResult[] result = new AcquireResult[1];
+        records.compute(request.key(), (key, current) -> {
+            if (current != null && current.isLive(now)) {
+                result[0] = AcquireResult.heldBy(current.record());
+                return current;
+            }
+            LockRecord created = new LockRecord(request.handle(), request.nodeId(), request.threadName(), time.now(),
+                    time.now().plus(lease), LockStatus.RUNNING, fencingTokens.incrementAndGet());
+            result[0] = AcquireResult.acquired(created);
+            return new Entry(created, now + lease.toNanos());
+        });
+        return result[0];
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) {
+        Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+        for (LockHandle handle : handles) {
+            long now = time.nanoTime();
+            HoldState[] answer = {HoldState.LOST};
+            records.computeIfPresent(handle.key(), (key, current) -> {
+                if (!current.isLiveAndOwnedBy(handle, now)) {
+                    return current.isLive(now) ? current : null;
+                }
+                LockRecord r = current.record();
+                answer[0] = stateOf(r);
+                return new Entry(new LockRecord(r.handle(), r.nodeId(), r.threadName(), r.lockTime(),
+                        time.now().plus(lease), r.status(), r.fencingToken()), now + lease.toNanos());
+            });
+            answers.put(handle, answer[0]);
+        }
+        return answers;
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> check(List<LockHandle> handles) {
+        Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+        long now = time.nanoTime();
+        for (LockHandle handle : handles) {
+            Entry current = records.get(handle.key());
+            answers.put(handle, current != null && current.isLiveAndOwnedBy(handle, now)
+                    ? stateOf(current.record()) : HoldState.LOST);
+        }
+        return answers;
+    }
+
+    private static HoldState stateOf(LockRecord record) {
+        return record.status() == LockStatus.ABORT ? HoldState.ABORT_REQUESTED : HoldState.HELD;
+    }
+
+    @Override
+    public boolean release(LockHandle handle) {
+        long now = time.nanoTime();
+        boolean[] released = {false};
+        records.computeIfPresent(handle.key(), (key, current) -> {
+            if (current.isLiveAndOwnedBy(handle, now)) {
+                released[0] = true;
+                return null;
+            }
+            return current.isLive(now) ? current : null;
+        });
+        return released[0];
+    }
+
+    @Override
+    public Optional<LockRecord> read(LockKey key) {
+        Entry current = records.get(key);
+        return current != null && current.isLive(time.nanoTime()) ? Optional.of(current.record()) : Optional.empty();
+    }
+
+    @Override
+    public List<LockRecord> list() {
+        long now = time.nanoTime();
+        // ConcurrentHashMap removes an entry here only if it is still the expired one that was tested
+        records.entrySet().removeIf(e -> !e.getValue().isLive(now));
+        List<LockRecord> live = new ArrayList<>(records.size());
+        for (Entry entry : records.values()) {
+            if (entry.isLive(now)) {
+                live.add(entry.record());
+            }
+        }
+        return live;
+    }
+
+    @Override
+    public boolean markAbort(LockKey key) {
+        long now = time.nanoTime();
+        boolean[] marked = {false};
+        records.computeIfPresent(key, (k, current) -> {
+            if (!current.isLive(now)) {
+                return null;
+            }
+            marked[0] = true;
+            LockRecord r = current.record();
+            return new Entry(new LockRecord(r.handle(), r.nodeId(), r.threadName(), r.lockTime(), r.expirationTime(),
+                    LockStatus.ABORT, r.fencingToken()), current.expiresAtNanos());
+        });
+        return marked[0];
+    }
+
+    @Override
+    public void close() {
+        // the records belong to every manager sharing this instance
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryLockStore[" + records.size() + " records]";
+    }
+}

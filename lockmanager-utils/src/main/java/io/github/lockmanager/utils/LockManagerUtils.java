@@ -1,0 +1,169 @@
+package io.github.lockmanager.utils;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Blocking waits for a {@link LockManager} lock, and helpers that run a task under a lock.
+ *
+ * <p>Waits poll the store every wait interval for a lock held on another node; a lock held by another thread
+ * of the same node wakes the waiter as soon as it is released ({@link LockManager#awaitLocalRelease}). Waits
+ * are interruptible; an {@link io.github.lockmanager.LockManagerException} from the manager ends a wait at once.
+ * The returned {@link LockResource} is one hold, to be closed by the caller as {@link LockManager} describes.
+ */
+public final class LockManagerUtils {
+    private LockManagerUtils() {
+    }
+
+    /**
+     * Waits, without a deadline, until the calling thread holds {@code key} at the manager's default level.
+     *
+     * @param waitIntervalMillis how long to wait between tries while another node holds the key; positive
+     * @throws InterruptedException     if the thread is interrupted while waiting
+     * @throws LockException            a {@link io.github.lockmanager.LockManagerException} from the manager
+     * @throws IllegalArgumentException if an argument is invalid
+     */
+    public static LockResource waitForLock(LockManager lockManager, String key, long waitIntervalMillis)
+            throws LockException, InterruptedException {
+        checkManager(lockManager);
+        try {
+            return await(lockManager, key, lockManager.getDefaultLevel(), waitIntervalMillis, false, 0);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("a wait without a deadline cannot time out", e);
+        }
+    }
+
+    /**
+     * Waits until the calling thread holds {@code key} at the manager's default level, for at most
+     * {@code timeoutMillis}: no wait between tries reaches past the deadline.
+     *
+     * @param timeoutMillis zero or more; zero makes one try
+     * @throws TimeoutException if the deadline passed without the lock
+     * @see #waitForLock(LockManager, String, long)
+     */
+    public static LockResource waitForLock(LockManager lockManager, String key, long waitIntervalMillis,
+                                           long timeoutMillis) throws LockException, TimeoutException, InterruptedException {
+        checkManager(lockManager);
+        return waitForLock(lockManager, key, lockManager.getDefaultLevel(), waitIntervalMillis, timeoutMillis);
+    }
+
+    /** {@link #waitForLock(LockManager, String, long, long)} at {@code level}. */
+    public static LockResource waitForLock(LockManager lockManager, String key, LockLevel level, long waitIntervalMillis,
+                                           long timeoutMillis) throws LockException, TimeoutException, InterruptedException {
+        checkManager(lockManager);
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeoutMillis must be zero or more, was " + timeoutMillis);
+        }
+        return await(lockManager, key, level, waitIntervalMillis, true, System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+    }
+
+    private static LockResource await(LockManager lockManager, String key, LockLevel level, long waitIntervalMillis,
+                                      boolean hasDeadline, long deadlineNanos)
+            throws LockException, TimeoutException, InterruptedException {
+        if (waitIntervalMillis <= 0) {
+            throw new IllegalArgumentException("waitIntervalMillis must be positive, was " + waitIntervalMillis);
+        }
+        long intervalNanos = TimeUnit.MILLISECONDS.toNanos(waitIntervalMillis);
+        while (true) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while waiting for lock '" + key + "'");
+            }
+            try {
+                return lockManager.lock(key, level);
+            } catch (AlreadyLockedException held) {
+                long wait = intervalNanos;
+                if (hasDeadline) {
+                    long remaining = deadlineNanos - System.nanoTime();
+                    if (remaining <= 0) {
+                        TimeoutException timeout = new TimeoutException("lock '" + key + "' was not free in time: "
+                                + held.getMessage());
+                        timeout.initCause(held);
+                        throw timeout;
+                    }
+                    wait = Math.min(wait, remaining);
+                }
+                if (held.isHeldOnThisNode()) {
+                    lockManager.awaitLocalRelease(key, level, wait, TimeUnit.NANOSECONDS);
+                } else {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs {@code task} under the lock of {@code key} if it is free now, and releases the lock afterwards.
+     *
+     * @throws AlreadyLockedException if the key is held; the task did not run
+     * @throws Exception              whatever the task throws
+     */
+    public static <T> T callWithLock(LockManager lockManager, String key, Callable<T> task) throws Exception {
+        checkManager(lockManager);
+        checkTask(task);
+        try (LockResource ignored = lockManager.lock(key)) {
+            return task.call();
+        }
+    }
+
+    /**
+     * Waits for the lock of {@code key} as {@link #waitForLock(LockManager, String, long, long)} does, runs
+     * {@code task} under it, and releases it afterwards.
+     *
+     * @throws TimeoutException if the lock was not had in time; the task did not run
+     * @throws Exception        whatever the task throws
+     */
+    public static <T> T callWithLock(LockManager lockManager, String key, long waitIntervalMillis, long timeoutMillis,
+                                     Callable<T> task) throws Exception {
+        checkTask(task);
+        try (LockResource ignored = waitForLock(lockManager, key, waitIntervalMillis, timeoutMillis)) {
+            return task.call();
+        }
+    }
+
+    /**
+     * Runs {@code task} under the lock of {@code key} if it is free now, and releases the lock afterwards.
+     *
+     * @throws AlreadyLockedException if the key is held; the task did not run
+     */
+    public static void runWithLock(LockManager lockManager, String key, Runnable task) throws LockException {
+        checkManager(lockManager);
+        checkTask(task);
+        try (LockResource ignored = lockManager.lock(key)) {
+            task.run();
+        }
+    }
+
+    /**
+     * Waits for the lock of {@code key} as {@link #waitForLock(LockManager, String, long, long)} does, runs
+     * {@code task} under it, and releases it afterwards.
+     *
+     * @throws TimeoutException if the lock was not had in time; the task did not run
+     */
+    public static void runWithLock(LockManager lockManager, String key, long waitIntervalMillis, long timeoutMillis,
+                                   Runnable task) throws LockException, TimeoutException, InterruptedException {
+        checkTask(task);
+        try (LockResource ignored = waitForLock(lockManager, key, waitIntervalMillis, timeoutMillis)) {
+            task.run();
+        }
+    }
+
+    private static void checkManager(LockManager lockManager) {
+        if (lockManager == null) {
+            throw new IllegalArgumentException("lockManager must not be null");
+        }
+    }
+
+    private static void checkTask(Object task) {
+        if (task == null) {
+            throw new IllegalArgumentException("task must not be null");
+        }
+    }
+}
