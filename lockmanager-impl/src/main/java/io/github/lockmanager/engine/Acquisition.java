@@ -11,8 +11,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One acquisition of one key by one thread of this node, from the store call that asks for it to the moment
- * it ends (last hold released, lost, reclaimed or shut down). The local table maps each key to at most one.
- * State changes are short and under this object's monitor; no store I/O ever happens under it.
+ * it ends (last hold released, lost, reclaimed or shut down) and then is gone (its record released in the store,
+ * or known not to be ours, and the entry out of the local table). Between the two, threads of this node still
+ * see the key as held here, so a local waiter wakes only when the store will let it in. The local table maps
+ * each key to at most one. State changes are short and under this object's monitor; no store I/O ever happens
+ * under it.
  */
 final class Acquisition {
     private enum State { ACQUIRING, HELD, ENDED }
@@ -20,7 +23,7 @@ final class Acquisition {
     private final LockHandle handle;
     private final WeakReference<Thread> holder;
     private final String holderName;
-    private final CountDownLatch ended = new CountDownLatch(1);
+    private final CountDownLatch gone = new CountDownLatch(1);
 
     private State state = State.ACQUIRING;
     private int holds;
@@ -115,7 +118,15 @@ final class Acquisition {
 
     private void endLocked() {
         state = State.ENDED;
-        ended.countDown();
+    }
+
+    /** The record is released or not ours, and the entry is out of the table: waiters may try again. */
+    void markGone() {
+        gone.countDown();
+    }
+
+    boolean isGone() {
+        return gone.getCount() == 0;
     }
 
     /** {@code true} the first time an abort is delivered, so a holder is interrupted once per acquisition. */
@@ -129,10 +140,6 @@ final class Acquisition {
 
     synchronized boolean isHeld() {
         return state == State.HELD;
-    }
-
-    synchronized boolean isEnded() {
-        return state == State.ENDED;
     }
 
     synchronized boolean isLost() {
@@ -161,8 +168,8 @@ final class Acquisition {
         }
     }
 
-    boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
-        return ended.await(timeout, unit);
+    boolean awaitGone(long timeout, TimeUnit unit) throws InterruptedException {
+        return gone.await(timeout, unit);
     }
 
     @Override

@@ -26,8 +26,9 @@ record EngineSettings(LockStore store, String clientId, String farmId, String no
         return lease.dividedBy(10);
     }
 
-    /** How often the watchdog looks for leases that are about to end unconfirmed. */
+    /** How often the watchdog looks for leases that are about to end unconfirmed: at least as often as the keeper runs. */
     Duration watchdogPeriod() {
-        return lease.dividedBy(20);
+        Duration twentieth = lease.dividedBy(20);
+        return twentieth.compareTo(tick()) <= 0 ? twentieth : tick();
     }
 }

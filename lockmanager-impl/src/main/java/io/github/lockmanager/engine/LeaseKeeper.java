@@ -36,6 +36,8 @@ final class LeaseKeeper {
     private final EngineSettings settings;
     private final LockStore store;
     private final TimeSource time;
+    private final NamedThreadFactory keeperThreads;
+    private final NamedThreadFactory watchdogThreads;
     private final ScheduledExecutorService keeperThread;
     private final ScheduledExecutorService watchdogThread;
     /** Releases to retry, with the engine time after which the lease has ended anyway. */
@@ -50,10 +52,10 @@ final class LeaseKeeper {
         this.settings = settings;
         this.store = settings.store();
         this.time = settings.timeSource();
-        this.keeperThread = Executors.newSingleThreadScheduledExecutor(
-                new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper"));
-        this.watchdogThread = Executors.newSingleThreadScheduledExecutor(
-                new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-watchdog"));
+        this.keeperThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper");
+        this.watchdogThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-watchdog");
+        this.keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
+        this.watchdogThread = Executors.newSingleThreadScheduledExecutor(watchdogThreads);
     }
 
     void start() {
@@ -70,10 +72,10 @@ final class LeaseKeeper {
         watchdogThread.shutdownNow();
         boolean interrupted = false;
         try {
-            if (!keeperThread.awaitTermination(settings.shutdownTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS)) {
+            if (!keeperThreads.awaitExit(settings.shutdownTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS)) {
                 log.warn("Keeper thread of node '{}' did not stop in time: a store call is hanging", settings.nodeId());
             }
-            watchdogThread.awaitTermination(1, TimeUnit.SECONDS);
+            watchdogThreads.awaitExit(1, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             interrupted = true;
         }

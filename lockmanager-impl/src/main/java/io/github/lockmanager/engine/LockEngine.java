@@ -85,7 +85,7 @@ final class LockEngine implements LockManager {
                 if (existing.isHeldBy(me) && existing.addHold()) {
                     return new HoldResource(this, existing, false);
                 }
-                if (existing.isEnded()) {
+                if (existing.isGone()) {
                     table.remove(lockKey, existing);
                     continue;
                 }
@@ -149,8 +149,8 @@ final class LockEngine implements LockManager {
             // close() ran while the store call was in flight: the lock must not outlive the manager; whoever
             // ends the acquisition first (this thread or close()) releases it
             if (mine.end()) {
-                table.remove(handle.key(), mine);
                 releaseInStore(handle, sentAt + leaseNanos);
+                retire(mine);
             }
             throw closedException();
         }
@@ -161,7 +161,13 @@ final class LockEngine implements LockManager {
 
     private void abandon(Acquisition acquisition) {
         acquisition.end();
+        retire(acquisition);
+    }
+
+    /** Takes an ended acquisition out of the table and wakes whoever waits for it. */
+    private void retire(Acquisition acquisition) {
         table.remove(acquisition.key(), acquisition);
+        acquisition.markGone();
     }
 
     @Override
@@ -188,8 +194,8 @@ final class LockEngine implements LockManager {
     /** Gives back one hold of {@code acquisition}, from any thread; the last one releases it in the store. */
     void dropHold(Acquisition acquisition) {
         if (acquisition.dropHold()) {
-            table.remove(acquisition.key(), acquisition);
             releaseInStore(acquisition.handle(), acquisition.confirmedUntilNanos());
+            retire(acquisition);
         }
     }
 
@@ -290,7 +296,7 @@ final class LockEngine implements LockManager {
         if (!acquisition.loseIfHeld()) {
             return;
         }
-        table.remove(acquisition.key(), acquisition);
+        retire(acquisition);
         Thread holder = acquisition.holder();
         if (holder != null && holder.isAlive()) {
             holder.interrupt();
@@ -315,10 +321,10 @@ final class LockEngine implements LockManager {
         if (!acquisition.end()) {
             return;
         }
-        table.remove(acquisition.key(), acquisition);
         log.warn("Thread '{}' died holding lock '{}' on node '{}' ({} unbalanced holds): releasing it",
                 acquisition.holderName(), acquisition.key().name(), settings.nodeId(), acquisition.holds());
         releaseInStore(acquisition.handle(), acquisition.confirmedUntilNanos());
+        retire(acquisition);
     }
 
     /** The acquisitions currently held, in no particular order. */
@@ -339,11 +345,11 @@ final class LockEngine implements LockManager {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
             Acquisition local = table.get(lockKey);
-            if (local == null || local.isEnded()) {
+            if (local == null || local.isGone()) {
                 return true;
             }
             long remaining = deadline - System.nanoTime();
-            if (remaining <= 0 || !local.awaitEnd(remaining, TimeUnit.NANOSECONDS)) {
+            if (remaining <= 0 || !local.awaitGone(remaining, TimeUnit.NANOSECONDS)) {
                 return false;
             }
         }
@@ -376,9 +382,9 @@ final class LockEngine implements LockManager {
         boolean interrupted = awaitHolders(held);
         for (Acquisition acquisition : heldAcquisitions()) {
             if (acquisition.end()) {
-                table.remove(acquisition.key(), acquisition);
                 log.warn("Lock {} still held at shutdown of node '{}': releasing it", acquisition, settings.nodeId());
                 releaseInStore(acquisition.handle(), acquisition.confirmedUntilNanos());
+                retire(acquisition);
             }
         }
         keeper.stop();
@@ -398,7 +404,7 @@ final class LockEngine implements LockManager {
             }
             try {
                 long remaining = deadline - System.nanoTime();
-                if (remaining <= 0 || !acquisition.awaitEnd(remaining, TimeUnit.NANOSECONDS)) {
+                if (remaining <= 0 || !acquisition.awaitGone(remaining, TimeUnit.NANOSECONDS)) {
                     return false;
                 }
             } catch (InterruptedException e) {

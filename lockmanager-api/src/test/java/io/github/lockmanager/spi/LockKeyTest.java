@@ -1,0 +1,38 @@
+package io.github.lockmanager.spi;
+
+import io.github.lockmanager.LockLevel;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LockKeyTest {
+    @ParameterizedTest
+    @ValueSource(strings = {"k", "#", "a#b", "##", "XDC#c#k", "DC#f#c#k", "é\uD83D\uDD12"})
+    void storageKeysRoundTripWhateverTheKeyHolds(String name) {
+        for (LockKey key : new LockKey[]{LockKey.dc("f", "c", name), LockKey.xdc("c", name)}) {
+            assertThat(LockKey.parse(key.storageKey())).isEqualTo(key).satisfies(parsed -> {
+                assertThat(parsed.name()).isEqualTo(name);
+                assertThat(parsed.level()).isEqualTo(key.level());
+                assertThat(parsed.clientId()).isEqualTo("c");
+            });
+        }
+    }
+
+    @Test
+    void theHippoLayoutIsKept() {
+        assertThat(LockKey.dc("farm", "client", "k").storageKey()).isEqualTo("DC#farm#client#k");
+        assertThat(LockKey.xdc("client", "k").storageKey()).isEqualTo("XDC#client#k");
+        assertThat(LockKey.of(LockLevel.XDC, "ignored", "client", "k")).isEqualTo(LockKey.xdc("client", "k"));
+    }
+
+    @Test
+    void idsWithTheSeparatorAreRefused() {
+        assertThatThrownBy(() -> LockKey.dc("f#1", "c", "k")).hasMessageContaining("farmId must not contain '#'");
+        assertThatThrownBy(() -> LockKey.xdc("", "k")).hasMessageContaining("clientId must not be null or empty");
+        assertThatThrownBy(() -> LockKey.parse("nonsense")).hasMessageContaining("not a lock storage key");
+        assertThatThrownBy(() -> LockKey.parse("DC#f#c")).hasMessageContaining("not a lock storage key");
+    }
+}

@@ -1,0 +1,143 @@
+package io.github.lockmanager.store.memory;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.ManualTimeSource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.testing.InstrumentedStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Leases, renewal and loss on the in-memory store with a manual clock: time moves only when the test says, so
+ * the boundaries are exact. The managers' threads still tick in real time, every abort poll interval (20 ms
+ * here); what they decide depends only on the manual clock.
+ */
+class InMemoryLeaseTest {
+    private static final Duration LEASE = Duration.ofSeconds(60);
+    private static final Duration RENEWAL = Duration.ofSeconds(20);
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final InMemoryLockStore shared = new InMemoryLockStore(time);
+    private final List<LockManager> managers = new ArrayList<>();
+    private final ExecutorService holder = Executors.newSingleThreadExecutor(r -> new Thread(r, "holder"));
+
+    @AfterEach
+    void close() {
+        holder.shutdownNow();
+        managers.forEach(LockManager::close);
+    }
+
+    private LockManager node(String nodeId, InstrumentedStore store, BlockingQueue<LockLossReason> losses)
+            throws LockManagerException {
+        LockManager manager = LockManagerBuilder.newBuilder().store(store).nodeId(nodeId).timeSource(time)
+                .lease(LEASE).renewalInterval(RENEWAL).abortPollInterval(Duration.ofMillis(20)).renewalBatchSize(10)
+                .lossListener((lock, holder, reason) -> losses.add(reason)).build();
+        managers.add(manager);
+        return manager;
+    }
+
+    private LockManager node(String nodeId, InstrumentedStore store) throws LockManagerException {
+        return node(nodeId, store, new LinkedBlockingQueue<>());
+    }
+
+    @Test
+    void aStoppedNodesLockIsFreeExactlyOneLeaseAfterItsLastRenewal() throws Exception {
+        InstrumentedStore cutOff = new InstrumentedStore(shared);
+        LockManager a = node("a", cutOff);
+        LockManager b = node("b", new InstrumentedStore(shared));
+        a.lock("job");
+        cutOff.setUnreachable(true);
+
+        time.advance(LEASE.minusMillis(1));
+        assertThatThrownBy(() -> b.lock("job")).isInstanceOf(AlreadyLockedException.class);
+        time.advance(Duration.ofMillis(1));
+        assertThat(b.lock("job").isNewLock()).isTrue();
+    }
+
+    @Test
+    void renewalKeepsALockAliveForLongerThanItsLease() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(shared);
+        LockManager a = node("a", store);
+        LockManager b = node("b", new InstrumentedStore(shared));
+        LockResource lock = a.lock("job");
+
+        for (int cycle = 1; cycle <= 6; cycle++) {
+            time.advance(RENEWAL);
+            int expected = cycle;
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.calls("renew") >= expected);
+        }
+
+        assertThat(b.isLocked("job")).as("held two leases after it was taken").isTrue();
+        assertThat(lock.isLost()).isFalse();
+    }
+
+    @Test
+    void renewalCostsOneStoreCallPerBatch() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(shared);
+        LockManager a = node("a", store);
+        for (int i = 0; i < 25; i++) {
+            a.lock("job-" + i);
+        }
+
+        time.advance(RENEWAL);
+        await().atMost(Duration.ofSeconds(10)).until(() -> shared.list().stream()
+                .allMatch(r -> r.expirationTime().equals(time.now().plus(LEASE))));
+
+        System.out.printf("25 held locks, batch size 10: %d renew calls in one cycle%n", store.calls("renew"));
+        assertThat(store.calls("renew")).isEqualTo(3);
+    }
+
+    @Test
+    void anUnreachableStoreLosesTheLockBeforeItsLeaseEnds() throws Exception {
+        InstrumentedStore cutOff = new InstrumentedStore(shared);
+        BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
+        LockManager a = node("a", cutOff, losses);
+        // held by an idle pool thread: the loss interrupts the holder, which must not be the test's own thread
+        LockResource lock = holder.submit(() -> a.lock("job")).get();
+        cutOff.setUnreachable(true);
+
+        time.advance(LEASE.multipliedBy(85).dividedBy(100));
+        int calls = cutOff.totalCalls();
+        await().atMost(Duration.ofSeconds(10)).until(() -> cutOff.totalCalls() >= calls + 5);
+        assertThat(lock.isLost()).as("not lost while the lease has time left").isFalse();
+
+        time.advance(LEASE.multipliedBy(6).dividedBy(100));
+        assertThat(losses.poll(10, TimeUnit.SECONDS)).isEqualTo(LockLossReason.RENEWAL_UNCONFIRMED);
+        assertThat(lock.isLost()).isTrue();
+        assertThat(shared.read(LockKey.dc("default", "default", "job"))).as("the store still had it when told")
+                .isPresent();
+
+        cutOff.setUnreachable(false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> shared.read(LockKey.dc("default", "default", "job")).isEmpty());
+        assertThat(a.lock("job").isNewLock()).as("the manager works again once the store is back").isTrue();
+    }
+
+    @Test
+    void fencingTokensKeepIncreasingAcrossExpiry() throws Exception {
+        InstrumentedStore cutOff = new InstrumentedStore(shared);
+        LockManager a = node("a", cutOff);
+        LockManager b = node("b", new InstrumentedStore(shared));
+        long first = a.lock("job").getFencingToken();
+        cutOff.setUnreachable(true);
+        time.advance(LEASE);
+        assertThat(b.lock("job").getFencingToken()).isGreaterThan(first);
+    }
+}

@@ -1,0 +1,87 @@
+package io.github.lockmanager.testing;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.ForwardingLockStore;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Wraps a real store for tests: counts every call by operation, and injects the faults a real store cannot
+ * produce on demand (unreachable, renewal answered "lost", an acquire that applies but reports a timeout).
+ * Each node of a test gets its own instance around the one shared store.
+ */
+public final class InstrumentedStore extends ForwardingLockStore {
+    private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private volatile boolean unreachable;
+    private volatile boolean renewalsLost;
+    private volatile boolean nextAcquireAmbiguous;
+
+    public InstrumentedStore(LockStore store) {
+        super(store);
+    }
+
+    @Override
+    protected void before(String operation) throws LockManagerException {
+        calls.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet();
+        if (unreachable) {
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: store unreachable (" + operation + ")");
+        }
+    }
+
+    @Override
+    public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+        AcquireResult result = super.acquire(request, lease);
+        if (nextAcquireAmbiguous) {
+            nextAcquireAmbiguous = false;
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: acquire applied but its answer was lost");
+        }
+        return result;
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
+        Map<LockHandle, HoldState> answers = super.renew(handles, lease);
+        if (!renewalsLost) {
+            return answers;
+        }
+        Map<LockHandle, HoldState> lost = new LinkedHashMap<>();
+        handles.forEach(h -> lost.put(h, HoldState.LOST));
+        return lost;
+    }
+
+    /** How many times {@code operation} (an SPI method name) was called. */
+    public int calls(String operation) {
+        AtomicInteger n = calls.get(operation);
+        return n == null ? 0 : n.get();
+    }
+
+    /** All calls of every operation. */
+    public int totalCalls() {
+        return calls.values().stream().mapToInt(AtomicInteger::get).sum();
+    }
+
+    public void setUnreachable(boolean unreachable) {
+        this.unreachable = unreachable;
+    }
+
+    /** Makes every renewal answer {@link HoldState#LOST} (after really renewing), as a store that lost the record. */
+    public void setRenewalsLost(boolean renewalsLost) {
+        this.renewalsLost = renewalsLost;
+    }
+
+    /** The next acquire is applied by the real store, and then reported as a connection error. */
+    public void makeNextAcquireAmbiguous() {
+        this.nextAcquireAmbiguous = true;
+    }
+}

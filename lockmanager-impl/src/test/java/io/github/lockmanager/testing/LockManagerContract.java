@@ -1,0 +1,507 @@
+package io.github.lockmanager.testing;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The lock manager's behaviour on a store, in real time: every store runs it by subclassing and naming the
+ * store. Each test uses its own client id, so tests may share one store (and one table) without seeing each
+ * other. Nodes are managers on the same store, each behind its own {@link InstrumentedStore}.
+ */
+public abstract class LockManagerContract {
+    /** Long enough that nothing expires by accident on a loaded machine; tests that need expiry set their own. */
+    protected static final Duration LEASE = Duration.ofSeconds(30);
+    protected static final Duration ABORT_POLL = Duration.ofMillis(100);
+
+    private final List<LockManager> managers = new CopyOnWriteArrayList<>();
+    private final List<Thread> threads = new CopyOnWriteArrayList<>();
+    protected String clientId;
+
+    /** The real store every node of a test shares. */
+    protected abstract LockStore store();
+
+    @BeforeEach
+    void newClient() {
+        clientId = "c" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void closeEverything() throws InterruptedException {
+        for (Thread t : threads) {
+            t.interrupt();
+            t.join(10_000);
+        }
+        managers.forEach(LockManager::close);
+    }
+
+    /** A node's builder with the test's client id and quick abort polling; the test may change anything. */
+    protected LockManagerBuilder nodeBuilder(String nodeId, InstrumentedStore store) {
+        return LockManagerBuilder.newBuilder().store(store).clientId(clientId).farmId("farm1").nodeId(nodeId)
+                .lease(LEASE).abortPollInterval(ABORT_POLL).shutdownTimeout(Duration.ofSeconds(5));
+    }
+
+    protected LockManager start(LockManagerBuilder builder) throws LockManagerException {
+        LockManager manager = builder.build();
+        managers.add(manager);
+        return manager;
+    }
+
+    protected LockManager node(String nodeId) throws LockManagerException {
+        return start(nodeBuilder(nodeId, new InstrumentedStore(store())));
+    }
+
+    /** Starts a named thread that the test's cleanup interrupts and joins. */
+    protected Thread spawn(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        threads.add(t);
+        t.start();
+        return t;
+    }
+
+    /** A thread of {@code node} that takes {@code key}, reports it, and holds it until interrupted. */
+    protected HeldElsewhere holdInThread(LockManager node, String key) throws InterruptedException {
+        return holdInThread(node, key, false);
+    }
+
+    /**
+     * A thread of {@code node} that takes {@code key} and holds it until interrupted, or, if {@code stubborn},
+     * until {@link HeldElsewhere#letGo} is counted down, noting interrupts but holding on.
+     */
+    protected HeldElsewhere holdInThread(LockManager node, String key, boolean stubborn) throws InterruptedException {
+        HeldElsewhere held = new HeldElsewhere();
+        held.thread = spawn("holder-" + key, () -> {
+            try (LockResource lock = node.lock(key)) {
+                held.resource = lock;
+                held.acquired.countDown();
+                while (true) {
+                    try {
+                        held.letGo.await();
+                        return;
+                    } catch (InterruptedException e) {
+                        held.interrupted.set(true);
+                        if (!stubborn) {
+                            return;
+                        }
+                    }
+                }
+            } catch (Exception e) {
+                held.failure.set(e);
+                held.acquired.countDown();
+            }
+        });
+        assertThat(held.acquired.await(30, TimeUnit.SECONDS)).as("holder thread took the lock").isTrue();
+        assertThat(held.failure.get()).as("holder thread failure").isNull();
+        return held;
+    }
+
+    protected static final class HeldElsewhere {
+        public volatile LockResource resource;
+        public volatile Thread thread;
+        public final CountDownLatch acquired = new CountDownLatch(1);
+        public final CountDownLatch letGo = new CountDownLatch(1);
+        public final AtomicBoolean interrupted = new AtomicBoolean();
+        public final AtomicReference<Exception> failure = new AtomicReference<>();
+    }
+
+    @Test
+    void reentryAddsHoldsWithoutStoreCalls() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store));
+        LockManager b = node("b");
+
+        LockResource first = a.lock("job");
+        int callsAfterFirst = store.totalCalls();
+        LockResource second = a.lock("job");
+        LockResource third = a.lock("job");
+
+        assertThat(store.totalCalls()).as("store calls for two re-entries").isEqualTo(callsAfterFirst);
+        assertThat(first.isNewLock()).isTrue();
+        assertThat(second.isNewLock()).isFalse();
+        assertThat(third.getFencingToken()).isEqualTo(first.getFencingToken());
+        third.close();
+        second.close();
+        assertThat(b.isLocked("job")).as("locked after releasing 2 of 3 holds").isTrue();
+        first.close();
+        assertThat(b.isLocked("job")).as("locked after releasing every hold").isFalse();
+    }
+
+    @Test
+    void unlockGivesBackOneHoldOfTheHoldingThread() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        a.lock("job");
+        a.lock("job");
+        a.unlock("job");
+        assertThat(b.isLocked("job")).isTrue();
+        a.unlock("job");
+        assertThat(b.isLocked("job")).isFalse();
+    }
+
+    @Test
+    void closeFromAnotherThreadReleasesTheHold() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        LockResource lock = a.lock("job");
+        Thread closer = spawn("closer", lock::close);
+        closer.join(10_000);
+        assertThat(lock.isClosed()).isTrue();
+        assertThat(b.isLocked("job")).isFalse();
+        lock.close();
+        assertThat(b.lock("job").isNewLock()).as("double close changed nothing").isTrue();
+    }
+
+    @Test
+    void staleResourceNeverReleasesANewerLock() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        LockResource old = a.lock("job");
+        a.unlock("job");
+        LockResource newer = a.lock("job");
+        assertThat(newer.isNewLock()).isTrue();
+
+        old.close();
+
+        assertThat(b.isLocked("job")).as("newer lock survives the stale close").isTrue();
+        assertThat(newer.getFencingToken()).isGreaterThan(old.getFencingToken());
+        newer.close();
+        assertThat(b.isLocked("job")).isFalse();
+    }
+
+    @Test
+    void unlockByANonHolderChangesNothing() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        LockResource held = a.lock("job");
+        Thread other = spawn("not-the-holder", () -> a.unlock("job"));
+        other.join(10_000);
+        b.unlock("job");
+        a.unlock("never-locked");
+        assertThat(b.isLocked("job")).isTrue();
+        assertThat(held.isClosed()).isFalse();
+    }
+
+    @Test
+    void anotherThreadOfTheSameNodeIsRefusedWithoutAStoreCall() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store));
+        holdInThread(a, "job");
+        int acquiresBefore = store.calls("acquire");
+
+        assertThatThrownBy(() -> a.lock("job"))
+                .isInstanceOfSatisfying(AlreadyLockedException.class, e -> {
+                    assertThat(e.isHeldOnThisNode()).isTrue();
+                    assertThat(e.getHolderThreadName()).isEqualTo("holder-job");
+                });
+        assertThat(store.calls("acquire")).isEqualTo(acquiresBefore);
+    }
+
+    @Test
+    void anotherNodeIsRefusedAndToldWhoHoldsTheLock() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        try (LockResource ignored = a.lock("job")) {
+            assertThatThrownBy(() -> b.lock("job"))
+                    .isInstanceOfSatisfying(AlreadyLockedException.class, e -> {
+                        assertThat(e.isHeldOnThisNode()).isFalse();
+                        assertThat(e.getHolderNodeId()).isEqualTo("a");
+                        assertThat(e.getKey()).isEqualTo("job");
+                    });
+        }
+        assertThat(b.lock("job").isNewLock()).isTrue();
+    }
+
+    @Test
+    void levelsAndClientsAreSeparateLockSpaces() throws Exception {
+        LockManager a = node("a");
+        LockManager otherFarm = start(nodeBuilder("b", new InstrumentedStore(store())).farmId("farm2"));
+        LockManager otherClient = start(nodeBuilder("c", new InstrumentedStore(store())).clientId(clientId + "x"));
+
+        a.lock("job", LockLevel.DC);
+        a.lock("job", LockLevel.XDC);
+        assertThat(otherFarm.lock("job", LockLevel.DC).isNewLock()).as("DC of another farm").isTrue();
+        assertThatThrownBy(() -> otherFarm.lock("job", LockLevel.XDC)).isInstanceOf(AlreadyLockedException.class);
+        assertThat(otherClient.lock("job", LockLevel.XDC).isNewLock()).as("XDC of another client").isTrue();
+        assertThat(a.getLocks()).extracting(Lock::getLevel).containsExactlyInAnyOrder(LockLevel.DC, LockLevel.XDC);
+    }
+
+    @Test
+    void keysWithSeparatorsAndUnicodeNeverCollide() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        String[] keys = {"#", "a#b", "a#b#", "farm1#" + clientId + "#x", "x", "DC#farm1#" + clientId + "#x",
+                "订单-123", "emoji-\uD83D\uDD12", "tab\tand\nnewline", " ", "é".repeat(256)};
+        for (String key : keys) {
+            assertThat(a.lock(key).isNewLock()).as("fresh lock on %s", key).isTrue();
+        }
+        assertThat(b.getLocks()).extracting(Lock::getKey).containsExactlyInAnyOrder(keys);
+        for (String key : keys) {
+            assertThat(b.isLocked(key)).as("locked: %s", key).isTrue();
+        }
+    }
+
+    @Test
+    void theLongestKeyWorksAndInvalidKeysAreRefusedClearly() throws Exception {
+        LockManager a = node("a");
+        String longest = "k".repeat(LockManager.LOCK_KEY_MAX_LENGTH);
+        try (LockResource lock = a.lock(longest)) {
+            assertThat(a.getLocks()).extracting(Lock::getKey).containsExactly(longest);
+        }
+        assertThatThrownBy(() -> a.lock(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
+        assertThatThrownBy(() -> a.lock("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+        assertThatThrownBy(() -> a.lock(longest + "k")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("257").hasMessageContaining("256");
+        assertThatThrownBy(() -> a.lock("nul\u0000")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NUL");
+        assertThatThrownBy(() -> a.lock("half\uD83D")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("surrogate");
+        assertThatThrownBy(() -> a.lock("job", null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("level");
+        assertThatThrownBy(() -> a.unlock(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> a.isLocked("")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(a.getLocks()).as("nothing held after refused keys").isEmpty();
+    }
+
+    @Test
+    void abortOnTheSameNodeInterruptsTheHolderAtOnce() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere held = holdInThread(a, "job");
+
+        a.abort("job");
+
+        held.thread.join(10_000);
+        assertThat(held.interrupted).as("holder interrupted").isTrue();
+        assertThat(b.isLocked("job")).as("released by the holder's try-with-resources").isFalse();
+    }
+
+    @Test
+    void abortFromAnotherNodeInterruptsTheHolderWithinThePollInterval() throws Exception {
+        // renewal every 10 s: only the abort poll can deliver the abort in time
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere held = holdInThread(a, "job");
+
+        b.abort("job");
+        long asked = System.nanoTime();
+        assertThat(b.getLocks()).extracting(Lock::getStatus).containsExactly(LockStatus.ABORT);
+
+        await().atMost(Duration.ofSeconds(5)).untilTrue(held.interrupted);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
+        System.out.printf("remote abort delivered after %d ms (abort poll %d ms)%n", millis, ABORT_POLL.toMillis());
+        assertThat(millis).as("well before the first renewal").isLessThan(LEASE.dividedBy(3).toMillis());
+        held.thread.join(10_000);
+        assertThat(b.isLocked("job")).isFalse();
+    }
+
+    @Test
+    void abortOfAFreeKeyDoesNothing() throws Exception {
+        LockManager a = node("a");
+        a.abort("free");
+        assertThat(a.isLocked("free")).isFalse();
+        assertThat(a.lock("free").getLock().getStatus()).isEqualTo(LockStatus.RUNNING);
+    }
+
+    @Test
+    void locksOfADeadThreadAreReleasedOnContention() throws Exception {
+        LockManager a = node("a");
+        Thread quitter = spawn("quitter", () -> {
+            try {
+                a.lock("job");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        quitter.join(10_000);
+        assertThat(quitter.isAlive()).isFalse();
+
+        LockResource taken = a.lock("job");
+        assertThat(taken.isNewLock()).isTrue();
+        assertThat(taken.getHolder()).isSameAs(Thread.currentThread());
+    }
+
+    @Test
+    void locksOfADeadThreadAreReleasedWithoutContention() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        Thread quitter = spawn("quitter", () -> {
+            try {
+                a.lock("job");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        quitter.join(10_000);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
+    }
+
+    @Test
+    void fencingTokensIncreaseOverEveryAcquisition() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        long last = 0;
+        for (int i = 0; i < 10; i++) {
+            LockManager node = i % 2 == 0 ? a : b;
+            try (LockResource lock = node.lock("job")) {
+                assertThat(lock.getFencingToken()).isGreaterThan(last);
+                assertThat(lock.getLock().getFencingToken()).isEqualTo(lock.getFencingToken());
+                last = lock.getFencingToken();
+            }
+        }
+    }
+
+    @Test
+    void getLocksListsEveryNodesLocksWithTheirDetails() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        LockResource onA = a.lock("one");
+        HeldElsewhere two = holdInThread(b, "two", true);
+        a.abort("two");
+        await().atMost(Duration.ofSeconds(10)).untilTrue(two.interrupted);
+
+        List<Lock> locks = a.getLocks();
+
+        assertThat(locks).hasSize(2);
+        Lock one = locks.stream().filter(l -> l.getKey().equals("one")).findFirst().orElseThrow();
+        assertThat(one.getOwnerNodeId()).isEqualTo("a");
+        assertThat(one.getHolderThreadName()).isEqualTo(Thread.currentThread().getName());
+        assertThat(one.getStatus()).isEqualTo(LockStatus.RUNNING);
+        assertThat(one.getFencingToken()).isEqualTo(onA.getFencingToken());
+        assertThat(one.getExpirationTime()).isAfter(one.getLockTime());
+        Lock aborted = locks.stream().filter(l -> l.getKey().equals("two")).findFirst().orElseThrow();
+        assertThat(aborted.getOwnerNodeId()).isEqualTo("b");
+        assertThat(aborted.getHolderThreadName()).isEqualTo("holder-two");
+        assertThat(aborted.getStatus()).as("an aborted lock stays held until its holder lets go")
+                .isEqualTo(LockStatus.ABORT);
+        two.letGo.countDown();
+        two.thread.join(10_000);
+        assertThat(a.getLocks()).extracting(Lock::getKey).containsExactly("one");
+    }
+
+    @Test
+    void aLockWhoseNodeStopsRenewingIsFreeAfterTheLeaseAndItsHolderIsTold() throws Exception {
+        Duration lease = Duration.ofSeconds(2);
+        InstrumentedStore cutOff = new InstrumentedStore(store());
+        BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
+        LockManager a = start(nodeBuilder("a", cutOff).lease(lease).renewalInterval(Duration.ofMillis(500))
+                .lossListener((lock, holder, reason) -> losses.add(reason)));
+        LockManager b = node("b");
+        HeldElsewhere held = holdInThread(a, "job");
+
+        cutOff.setUnreachable(true);
+        long cut = System.nanoTime();
+        assertThatThrownBy(() -> b.lock("job")).isInstanceOf(AlreadyLockedException.class);
+
+        await().atMost(Duration.ofSeconds(10)).untilTrue(held.interrupted);
+        long toldAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut);
+        boolean stillHeldWhenTold = b.isLocked("job");
+        await().atMost(Duration.ofSeconds(10)).pollInSameThread()
+                .ignoreExceptionsInstanceOf(AlreadyLockedException.class).until(() -> b.lock("job") != null);
+        long freeAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut);
+        System.out.printf("cut off: holder told after %d ms, lock free after %d ms (lease %d ms)%n",
+                toldAfter, freeAfter, lease.toMillis());
+
+        assertThat(held.resource.isLost()).isTrue();
+        assertThat(losses.poll(10, TimeUnit.SECONDS)).isEqualTo(LockLossReason.RENEWAL_UNCONFIRMED);
+        assertThat(stillHeldWhenTold).as("the holder is told before its lease ends").isTrue();
+        assertThat(freeAfter).as("free no earlier than one lease after the last renewal")
+                .isGreaterThanOrEqualTo(lease.minusMillis(500).toMillis());
+    }
+
+    @Test
+    void aLockTheStoreNoLongerConfirmsIsLostAndItsReleaseTouchesNothing() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
+        LockManager a = start(nodeBuilder("a", store).lease(Duration.ofSeconds(3)).renewalInterval(Duration.ofMillis(200))
+                .lossListener((lock, holder, reason) -> losses.add(reason)));
+        HeldElsewhere held = holdInThread(a, "job");
+
+        store.setRenewalsLost(true);
+
+        await().atMost(Duration.ofSeconds(10)).untilTrue(held.interrupted);
+        held.thread.join(10_000);
+        assertThat(held.resource.isLost()).isTrue();
+        assertThat(losses.poll(10, TimeUnit.SECONDS)).isEqualTo(LockLossReason.NOT_OWNED);
+        assertThat(store.calls("release")).as("a lost lock's close writes nothing").isZero();
+    }
+
+    @Test
+    void anAmbiguousAcquireLeavesNoOrphanLock() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store).abortPollInterval(Duration.ofMillis(50)));
+        LockManager b = node("b");
+        store.makeNextAcquireAmbiguous();
+
+        assertThatThrownBy(() -> a.lock("job")).isInstanceOfSatisfying(LockManagerException.class,
+                e -> assertThat(e.getErrorCode()).isEqualTo(LockManagerException.ErrorCode.CONNECTION_ERROR));
+
+        // the lease is 30 s: only the manager's own clean-up can free the key this soon
+        await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
+        assertThat(a.lock("job").isNewLock()).isTrue();
+    }
+
+    @Test
+    void closeInterruptsHoldersReleasesEverythingAndStopsItsThreads() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        List<HeldElsewhere> held = new ArrayList<>();
+        for (String key : List.of("one", "two", "three")) {
+            held.add(holdInThread(a, key));
+        }
+        a.lock("main-thread-lock");
+
+        a.close();
+
+        for (HeldElsewhere h : held) {
+            assertThat(h.interrupted).isTrue();
+        }
+        assertThat(b.getLocks()).isEmpty();
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .noneMatch(name -> name.startsWith("lockmanager-a-"));
+        assertThatThrownBy(() -> a.lock("job")).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> a.unlock("job")).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> a.isLocked("job")).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(a::getLocks).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> a.abort("job")).isInstanceOf(IllegalStateException.class);
+        a.close();
+    }
+
+    @Test
+    void aHolderThatIgnoresTheShutdownStillLosesItsLockInTheStore() throws Exception {
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).shutdownTimeout(Duration.ZERO));
+        LockManager b = node("b");
+        LockResource mine = a.lock("job");
+
+        a.close();
+
+        assertThat(b.isLocked("job")).isFalse();
+        mine.close();
+        assertThat(mine.isClosed()).isTrue();
+    }
+}
