@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class InstrumentedStore extends ForwardingLockStore {
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final List<Integer> renewBatchSizes = new CopyOnWriteArrayList<>();
     private volatile boolean unreachable;
     private volatile boolean renewalsLost;
     private volatile boolean nextAcquireAmbiguous;
@@ -51,6 +53,7 @@ public final class InstrumentedStore extends ForwardingLockStore {
 
     @Override
     public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
+        renewBatchSizes.add(handles.size());
         Map<LockHandle, HoldState> answers = super.renew(handles, lease);
         if (!renewalsLost) {
             return answers;
@@ -64,6 +67,11 @@ public final class InstrumentedStore extends ForwardingLockStore {
     public int calls(String operation) {
         AtomicInteger n = calls.get(operation);
         return n == null ? 0 : n.get();
+    }
+
+    /** How many locks each renew call carried, in call order. */
+    public List<Integer> renewBatchSizes() {
+        return List.copyOf(renewBatchSizes);
     }
 
     /** All calls of every operation. */

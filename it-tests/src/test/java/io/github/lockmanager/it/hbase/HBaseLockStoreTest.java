@@ -1,0 +1,263 @@
+package io.github.lockmanager.it.hbase;
+
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.store.hbase.HBaseLockStore;
+import io.github.lockmanager.testing.InstrumentedStore;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The HBase store's own guarantees, on a real HBase. */
+class HBaseLockStoreTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static Connection connection;
+    private static HBaseLockStore store;
+
+    @BeforeAll
+    static void createStore() throws LockManagerException {
+        connection = HBaseCluster.connection();
+        store = HBaseLockStore.builder(connection).tableName("lockmanager_store").build();
+        store.initialize();
+    }
+
+    private static LockKey key(String name) {
+        return LockKey.xdc("store-test", name + "-" + UUID.randomUUID());
+    }
+
+    private static LockRequest request(LockKey key, String owner) {
+        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner);
+    }
+
+    @Test
+    void theTableHasTheDocumentedLayout() throws Exception {
+        try (Admin admin = connection.getAdmin()) {
+            TableName table = TableName.valueOf("lockmanager_store");
+            ColumnFamilyDescriptor family = admin.getDescriptor(table).getColumnFamily(Bytes.toBytes("D"));
+            assertThat(family).isNotNull();
+            assertThat(family.getCompressionType()).isEqualTo(Compression.Algorithm.GZ);
+            assertThat(family.getMaxVersions()).isEqualTo(1);
+            assertThat(family.isNewVersionBehavior()).isTrue();
+            assertThat(admin.getDescriptor(table).getColumnFamilyCount()).isEqualTo(1);
+            assertThat(admin.getRegions(table)).hasSize(256);
+        }
+    }
+
+    @Test
+    void nodesInitializingAtOnceAllSucceed() throws Exception {
+        String table = "lockmanager_concurrent_" + UUID.randomUUID().toString().substring(0, 8);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Object>> inits = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Callable<Object> init = () -> {
+                    HBaseLockStore.builder(connection).tableName(table).build().initialize();
+                    return null;
+                };
+                inits.add(pool.submit(init));
+            }
+            for (Future<Object> init : inits) {
+                init.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        try (Admin admin = connection.getAdmin()) {
+            assertThat(admin.getRegions(TableName.valueOf(table))).hasSize(256);
+        }
+    }
+
+    @Test
+    void aTableWhoseDeletesCanMaskPutsIsRefusedWithTheReason() throws Exception {
+        TableName name = TableName.valueOf("lockmanager_wrong_layout");
+        try (Admin admin = connection.getAdmin()) {
+            if (!admin.tableExists(name)) {
+                admin.createTable(TableDescriptorBuilder.newBuilder(name)
+                        .setColumnFamily(ColumnFamilyDescriptorBuilder.of("D")).build());
+            }
+        }
+        HBaseLockStore wrong = HBaseLockStore.builder(connection).tableName(name.getNameAsString()).build();
+        assertThatThrownBy(wrong::initialize).isInstanceOfSatisfying(LockManagerException.class, e -> {
+            assertThat(e.getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
+            assertThat(e.getMessage()).contains("NEW_VERSION_BEHAVIOR");
+        });
+    }
+
+    @Test
+    void badSettingsAreNamed() {
+        assertThatThrownBy(() -> HBaseLockStore.builder(null)).hasMessageContaining("connection");
+        assertThatThrownBy(() -> HBaseLockStore.builder(connection).tableName("no spaces"))
+                .hasMessageContaining("tableName 'no spaces'");
+        assertThatThrownBy(() -> HBaseLockStore.builder(connection).operationTimeout(Duration.ZERO))
+                .hasMessageContaining("operationTimeout");
+    }
+
+    @Test
+    void aLockIsFreeAfterItsLeaseAndNotBefore() throws Exception {
+        LockKey key = key("lease");
+        Duration lease = Duration.ofSeconds(2);
+        long start = System.nanoTime();
+        assertThat(store.acquire(request(key, "a"), lease).isAcquired()).isTrue();
+        assertThat(store.acquire(request(key, "b"), lease).isAcquired()).as("held within the lease").isFalse();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.acquire(request(key, "b"), lease).isAcquired());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        System.out.printf("HBase lease %d ms: free again after %d ms%n", lease.toMillis(), millis);
+        assertThat(millis).isGreaterThanOrEqualTo(lease.toMillis());
+    }
+
+    @Test
+    void everyAcquisitionIsVisibleToTheNextContenderInATightLoop() throws Exception {
+        LockKey key = key("tight");
+        int rounds = 1500;
+        int doubleGrants = 0;
+        int refusedWhileFree = 0;
+        long lastToken = 0;
+        for (int round = 0; round < rounds; round++) {
+            String owner = (round % 2 == 0 ? "a" : "b") + round;
+            AcquireResult mine = store.acquire(request(key, owner), LEASE);
+            if (!mine.isAcquired()) {
+                refusedWhileFree++;
+                continue;
+            }
+            assertThat(mine.record().fencingToken()).isGreaterThan(lastToken);
+            lastToken = mine.record().fencingToken();
+            if (store.acquire(request(key, "rival" + round), LEASE).isAcquired()) {
+                doubleGrants++;
+            }
+            assertThat(store.release(mine.record().handle())).isTrue();
+        }
+        System.out.printf("tight loop on one row: %d rounds, %d double grants, %d refused while free%n",
+                rounds, doubleGrants, refusedWhileFree);
+        assertThat(doubleGrants).isZero();
+        assertThat(refusedWhileFree).isZero();
+    }
+
+    @Test
+    void aStaleOwnerCanNeitherReleaseNorRenewTheNewLock() throws Exception {
+        LockKey key = key("stale");
+        Duration shortLease = Duration.ofSeconds(1);
+        LockRecord old = store.acquire(request(key, "old"), shortLease).record();
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.read(key).isEmpty());
+        LockRecord current = store.acquire(request(key, "new"), LEASE).record();
+
+        assertThat(store.release(old.handle())).isFalse();
+        assertThat(store.renew(List.of(old.handle()), LEASE)).containsEntry(old.handle(), HoldState.LOST);
+        assertThat(store.check(List.of(old.handle()))).containsEntry(old.handle(), HoldState.LOST);
+        assertThat(store.acquire(request(key, "old"), LEASE).isAcquired()).isFalse();
+
+        assertThat(store.read(key)).get().satisfies(r -> assertThat(r.handle()).isEqualTo(current.handle()));
+        assertThat(current.fencingToken()).isGreaterThan(old.fencingToken());
+    }
+
+    @Test
+    void aRepeatedAcquireOfTheSameAcquisitionReportsItAsOurs() throws Exception {
+        // what a retry after an ambiguous timeout sees: its own earlier write, not a stranger's lock
+        LockKey key = key("retry");
+        LockRequest request = request(key, "a");
+        LockRecord first = store.acquire(request, LEASE).record();
+        AcquireResult again = store.acquire(request, LEASE);
+        assertThat(again.isAcquired()).isTrue();
+        assertThat(again.record().fencingToken()).isEqualTo(first.fencingToken());
+    }
+
+    @Test
+    void abortMarksTheLiveLockOnlyAndKeepsOwnerAndLease() throws Exception {
+        LockKey key = key("abort");
+        assertThat(store.markAbort(key)).as("nothing to mark").isFalse();
+        LockRecord held = store.acquire(request(key, "a"), LEASE).record();
+
+        assertThat(store.markAbort(key)).isTrue();
+
+        LockRecord marked = store.read(key).orElseThrow();
+        assertThat(marked.status()).isEqualTo(LockStatus.ABORT);
+        assertThat(marked.handle()).isEqualTo(held.handle());
+        assertThat(store.check(List.of(held.handle()))).containsEntry(held.handle(), HoldState.ABORT_REQUESTED);
+        assertThat(store.renew(List.of(held.handle()), LEASE)).containsEntry(held.handle(), HoldState.ABORT_REQUESTED);
+        assertThat(store.release(held.handle())).isTrue();
+        assertThat(store.acquire(request(key, "b"), LEASE).record().status()).isEqualTo(LockStatus.RUNNING);
+    }
+
+    @Test
+    void renewalAnswersEveryLockOfABatchInOneCall() throws Exception {
+        List<LockHandle> handles = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            handles.add(store.acquire(request(key("batch" + i), "a"), LEASE).record().handle());
+        }
+        LockHandle released = handles.get(7);
+        store.release(released);
+
+        Map<LockHandle, HoldState> answers = store.renew(handles, LEASE);
+
+        assertThat(answers).hasSize(40).containsEntry(released, HoldState.LOST);
+        assertThat(answers.values()).filteredOn(s -> s == HoldState.HELD).hasSize(39);
+    }
+
+    @Test
+    void theManagerRenewsItsLocksInCeilNOverBatchCalls() throws Exception {
+        InstrumentedStore counted = new InstrumentedStore(store);
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(counted).clientId("batch-" + UUID.randomUUID()
+                        .toString().substring(0, 8)).lease(Duration.ofSeconds(30)).renewalInterval(Duration.ofSeconds(1))
+                .abortPollInterval(Duration.ofSeconds(1)).renewalBatchSize(10).build()) {
+            for (int i = 0; i < 25; i++) {
+                manager.lock("job-" + i);
+            }
+            // a cycle may have started while the locks were being taken: look at the two after the next cycle end
+            int from = counted.renewBatchSizes().size();
+            await().atMost(Duration.ofSeconds(30)).until(() -> counted.renewBatchSizes().size() >= from + 9);
+            List<Integer> sizes = counted.renewBatchSizes();
+            int cycleStart = sizes.subList(from, sizes.size()).indexOf(5) + from + 1;
+            List<Integer> twoCycles = sizes.subList(cycleStart, cycleStart + 6);
+            System.out.printf("HBase: 25 held locks, batch size 10: renew calls carried %s%n", twoCycles);
+            // every held lock is renewed each cycle, in calls of at most 10: 10 + 10 + 5
+            assertThat(twoCycles).containsExactly(10, 10, 5, 10, 10, 5);
+        }
+    }
+
+    @Test
+    void getLocksSeesLocksInEveryBucket() throws Exception {
+        String client = "list-" + UUID.randomUUID().toString().substring(0, 8);
+        for (int i = 0; i < 60; i++) {
+            store.acquire(request(LockKey.xdc(client, "k" + i), "a"), LEASE);
+        }
+        List<LockRecord> mine = store.list().stream().filter(r -> r.key().clientId().equals(client)).toList();
+        assertThat(mine).hasSize(60);
+        assertThat(mine.stream().map(r -> rowBucket(r.key())).distinct().count()).as("buckets used").isGreaterThan(30);
+    }
+
+    private static int rowBucket(LockKey key) {
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(key.storageKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return (int) (crc.getValue() & 0xFF);
+    }
+}

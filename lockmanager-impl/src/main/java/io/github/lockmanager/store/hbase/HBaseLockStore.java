@@ -1,0 +1,398 @@
+package io.github.lockmanager.store.hbase;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.RetryPolicy;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableExistsException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.ABORT;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.COUNTER;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.FAMILY;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.LEASE;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.LOCK_TIME;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.NODE;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.OWNER;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.THREAD;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
+
+/**
+ * Lock records in an Apache HBase table, with HBase's atomic check-and-mutate as the only arbiter. The layout
+ * is {@link HBaseTableLayout}'s. Leases are cell TTLs measured from the timestamps the region server assigns
+ * (the store never sets a timestamp), so they do not depend on any node's clock.
+ *
+ * <p>Round trips: acquire 1 (a conditional put that also moves the fencing counter); renew and check 1 client
+ * call per batch (HBase groups it by region server); release 1; abort 2 (read the owner, then mark
+ * conditionally); isLocked 1; getLocks one scan over the 256 regions.
+ *
+ * <p>The store uses the {@link Connection} it is given; {@link #close()} closes it only when the builder was
+ * told so with {@link Builder#closeConnectionOnClose(boolean)}. Thread-safe.
+ */
+public final class HBaseLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(HBaseLockStore.class);
+
+    private final Connection connection;
+    private final TableName tableName;
+    private final boolean closeConnection;
+    private final int operationTimeoutMillis;
+    private final RetryPolicy retries;
+
+    private HBaseLockStore(Builder builder) {
+        this.connection = builder.connection;
+        this.tableName = builder.tableName;
+        this.closeConnection = builder.closeConnection;
+        this.operationTimeoutMillis = (int) builder.operationTimeout.toMillis();
+        this.retries = builder.retries;
+    }
+
+    public static Builder builder(Connection connection) {
+        return new Builder(connection);
+    }
+
+    /** Settings of an {@link HBaseLockStore}; each setter checks its value and names it when refusing it. */
+    public static final class Builder {
+        private final Connection connection;
+        private TableName tableName = TableName.valueOf("lockmanager_locks");
+        private boolean closeConnection;
+        private Duration operationTimeout = Duration.ofSeconds(5);
+        private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1));
+
+        private Builder(Connection connection) {
+            if (connection == null) {
+                throw new IllegalArgumentException("connection must not be null");
+            }
+            this.connection = connection;
+        }
+
+        /** The lock table, {@code [namespace:]name}; default {@code lockmanager_locks}. */
+        public Builder tableName(String tableName) {
+            if (tableName == null || tableName.isEmpty()) {
+                throw new IllegalArgumentException("tableName must not be null or empty");
+            }
+            try {
+                this.tableName = TableName.valueOf(tableName);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("tableName '" + tableName + "' is not a valid HBase table name: "
+                        + e.getMessage(), e);
+            }
+            return this;
+        }
+
+        /** Whether {@link HBaseLockStore#close()} closes the connection. Default {@code false}: it is yours. */
+        public Builder closeConnectionOnClose(boolean closeConnection) {
+            this.closeConnection = closeConnection;
+            return this;
+        }
+
+        /**
+         * The longest one HBase call may take, HBase's own retries included; keep it well under the lock
+         * manager's renewal interval. Default 5 s.
+         */
+        public Builder operationTimeout(Duration operationTimeout) {
+            if (operationTimeout == null || operationTimeout.isZero() || operationTimeout.isNegative()
+                    || operationTimeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("operationTimeout must be positive and under 24 days, was "
+                        + operationTimeout);
+            }
+            this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        /** How transient failures are retried. Default 3 attempts, backoff 50 ms doubling to 1 s. */
+        public Builder retries(RetryPolicy retries) {
+            if (retries == null) {
+                throw new IllegalArgumentException("retries must not be null");
+            }
+            this.retries = retries;
+            return this;
+        }
+
+        public HBaseLockStore build() {
+            return new HBaseLockStore(this);
+        }
+    }
+
+    @Override
+    public void initialize() throws LockManagerException {
+        try (Admin admin = connection.getAdmin()) {
+            if (!admin.tableExists(tableName)) {
+                try {
+                    admin.createTable(HBaseTableLayout.descriptor(tableName), HBaseTableLayout.splitKeys());
+                    log.info("Created lock table {} with {} regions", tableName, HBaseTableLayout.REGIONS);
+                    return;
+                } catch (TableExistsException e) {
+                    log.debug("Lock table {} was created by another node meanwhile", tableName);
+                }
+            }
+            List<String> correctness = new ArrayList<>();
+            List<String> tuning = new ArrayList<>();
+            HBaseTableLayout.compare(admin.getDescriptor(tableName), admin.getRegions(tableName).size(), correctness,
+                    tuning);
+            if (!correctness.isEmpty()) {
+                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "lock table " + tableName
+                        + " exists with a layout the store cannot use: " + String.join("; ", correctness)
+                        + ". Alter the column family or choose another table name.");
+            }
+            if (!tuning.isEmpty()) {
+                log.warn("Lock table {} differs from the recommended layout: {}. Locks work; alter it when convenient.",
+                        tableName, String.join("; ", tuning));
+            }
+        } catch (IOException e) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create or inspect lock table "
+                    + tableName + ": " + e, e);
+        }
+    }
+
+    @Override
+    public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+        LockHandle handle = request.handle();
+        byte[] row = rowKey(handle.key().storageKey());
+        byte[] owner = Bytes.toBytes(handle.ownerToken());
+        long leaseMillis = lease.toMillis();
+        return call("acquire lock '" + handle.key().name() + "'", table -> {
+            long lockTime = System.currentTimeMillis();
+            RowMutations mutations = new RowMutations(row, 2);
+            mutations.add(new Put(row)
+                    .addColumn(FAMILY, OWNER, owner)
+                    .addColumn(FAMILY, NODE, Bytes.toBytes(request.nodeId()))
+                    .addColumn(FAMILY, THREAD, Bytes.toBytes(request.threadName()))
+                    .addColumn(FAMILY, LOCK_TIME, Bytes.toBytes(lockTime))
+                    .addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis))
+                    .setTTL(leaseMillis));
+            mutations.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
+            CheckAndMutateResult written;
+            try {
+                written = table.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(FAMILY, OWNER).build(mutations));
+            } catch (IOException e) {
+                // the write may have applied: only the row can tell
+                Optional<LockRecord> current = toRecord(table.get(fullRow(row)));
+                if (current.isPresent() && current.get().handle().equals(handle)) {
+                    return AcquireResult.acquired(current.get());
+                }
+                throw e;
+            }
+            byte[] counter = written.getResult() == null ? null : written.getResult().getValue(FAMILY, COUNTER);
+            if (written.isSuccess() && counter != null) {
+                Instant locked = Instant.ofEpochMilli(lockTime);
+                return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), request.threadName(), locked,
+                        locked.plusMillis(leaseMillis), LockStatus.RUNNING, Bytes.toLong(counter)));
+            }
+            // refused: name the holder, which may be this very acquisition when an earlier attempt that timed
+            // out applied after all
+            Optional<LockRecord> current = toRecord(table.get(fullRow(row)));
+            if (current.isPresent() && current.get().handle().equals(handle)) {
+                return AcquireResult.acquired(current.get());
+            }
+            return AcquireResult.heldBy(current.orElse(null));
+        });
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
+        long leaseMillis = lease.toMillis();
+        return call("renew " + handles.size() + " locks", table -> {
+            List<Row> actions = new ArrayList<>(handles.size() * 2);
+            for (LockHandle handle : handles) {
+                byte[] row = rowKey(handle.key().storageKey());
+                byte[] owner = Bytes.toBytes(handle.ownerToken());
+                actions.add(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(new Put(row)
+                        .addColumn(FAMILY, OWNER, owner)
+                        .addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis))
+                        .setTTL(leaseMillis)));
+                actions.add(new Get(row).addColumn(FAMILY, ABORT));
+            }
+            Object[] results = batch(table, actions);
+            Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+            for (int i = 0; i < handles.size(); i++) {
+                LockHandle handle = handles.get(i);
+                boolean renewed = ((CheckAndMutateResult) results[2 * i]).isSuccess();
+                byte[] abortFor = ((Result) results[2 * i + 1]).getValue(FAMILY, ABORT);
+                answers.put(handle, !renewed ? HoldState.LOST
+                        : Arrays.equals(abortFor, Bytes.toBytes(handle.ownerToken())) ? HoldState.ABORT_REQUESTED
+                        : HoldState.HELD);
+            }
+            return answers;
+        });
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
+        return call("check " + handles.size() + " locks", table -> {
+            List<Get> gets = new ArrayList<>(handles.size());
+            for (LockHandle handle : handles) {
+                gets.add(new Get(rowKey(handle.key().storageKey())).addColumn(FAMILY, OWNER).addColumn(FAMILY, ABORT));
+            }
+            Result[] results = table.get(gets);
+            Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+            for (int i = 0; i < handles.size(); i++) {
+                byte[] owner = Bytes.toBytes(handles.get(i).ownerToken());
+                Result result = results[i];
+                answers.put(handles.get(i), !Arrays.equals(owner, result.getValue(FAMILY, OWNER)) ? HoldState.LOST
+                        : Arrays.equals(owner, result.getValue(FAMILY, ABORT)) ? HoldState.ABORT_REQUESTED
+                        : HoldState.HELD);
+            }
+            return answers;
+        });
+    }
+
+    @Override
+    public boolean release(LockHandle handle) throws LockManagerException {
+        byte[] row = rowKey(handle.key().storageKey());
+        byte[] owner = Bytes.toBytes(handle.ownerToken());
+        return call("release lock '" + handle.key().name() + "'", table -> {
+            Delete delete = new Delete(row).addColumns(FAMILY, OWNER).addColumns(FAMILY, ABORT);
+            try {
+                return table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(delete))
+                        .isSuccess();
+            } catch (IOException e) {
+                // the delete may have applied: if the owner cell is no longer ours, the lock is released either way
+                if (!Arrays.equals(owner, table.get(new Get(row).addColumn(FAMILY, OWNER)).getValue(FAMILY, OWNER))) {
+                    return true;
+                }
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public Optional<LockRecord> read(LockKey key) throws LockManagerException {
+        return call("read lock '" + key.name() + "'", table -> toRecord(table.get(fullRow(rowKey(key.storageKey())))));
+    }
+
+    @Override
+    public List<LockRecord> list() throws LockManagerException {
+        return call("list locks", table -> {
+            SingleColumnValueFilter locked = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.NOT_EQUAL,
+                    new byte[0]);
+            locked.setFilterIfMissing(true);
+            List<LockRecord> records = new ArrayList<>();
+            try (ResultScanner scanner = table.getScanner(new Scan().addFamily(FAMILY).setFilter(locked).setCaching(500))) {
+                for (Result result : scanner) {
+                    toRecord(result).ifPresent(records::add);
+                }
+            }
+            return records;
+        });
+    }
+
+    @Override
+    public boolean markAbort(LockKey key) throws LockManagerException {
+        byte[] row = rowKey(key.storageKey());
+        return call("abort lock '" + key.name() + "'", table -> {
+            // the owner may change between the read and the write; a few rounds settle it
+            for (int round = 0; round < 3; round++) {
+                byte[] owner = table.get(new Get(row).addColumn(FAMILY, OWNER)).getValue(FAMILY, OWNER);
+                if (owner == null) {
+                    return false;
+                }
+                if (table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner)
+                        .build(new Put(row).addColumn(FAMILY, ABORT, owner))).isSuccess()) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    @Override
+    public void close() {
+        if (closeConnection) {
+            try {
+                connection.close();
+            } catch (IOException e) {
+                log.warn("Closing the HBase connection of the lock store failed: {}", e.toString());
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HBaseLockStore[" + tableName + "]";
+    }
+
+    private static Get fullRow(byte[] row) {
+        return new Get(row).addFamily(FAMILY);
+    }
+
+    /** The live lock in a row, if its owner cell has not expired. */
+    private static Optional<LockRecord> toRecord(Result result) {
+        Cell owner = result.getColumnLatestCell(FAMILY, OWNER);
+        if (owner == null) {
+            return Optional.empty();
+        }
+        byte[] ownerToken = result.getValue(FAMILY, OWNER);
+        LockKey key = LockKey.parse(HBaseTableLayout.storageKey(result.getRow()));
+        long leaseMillis = Bytes.toLong(result.getValue(FAMILY, LEASE));
+        Instant renewedAt = Instant.ofEpochMilli(owner.getTimestamp());
+        byte[] abortFor = result.getValue(FAMILY, ABORT);
+        return Optional.of(new LockRecord(new LockHandle(key, Bytes.toString(ownerToken)),
+                Bytes.toString(result.getValue(FAMILY, NODE)), Bytes.toString(result.getValue(FAMILY, THREAD)),
+                Instant.ofEpochMilli(Bytes.toLong(result.getValue(FAMILY, LOCK_TIME))),
+                renewedAt.plusMillis(leaseMillis),
+                Arrays.equals(ownerToken, abortFor) ? LockStatus.ABORT : LockStatus.RUNNING,
+                Bytes.toLong(result.getValue(FAMILY, COUNTER))));
+    }
+
+    private static Object[] batch(Table table, List<Row> actions) throws IOException, InterruptedException {
+        Object[] results = new Object[actions.size()];
+        table.batch(actions, results);
+        return results;
+    }
+
+    @FunctionalInterface
+    private interface TableCall<T> {
+        T run(Table table) throws IOException, InterruptedException;
+    }
+
+    private <T> T call(String what, TableCall<T> body) throws LockManagerException {
+        return retries.call(what + " in HBase table " + tableName, HBaseLockStore::isTransient, () -> {
+            try (Table table = connection.getTableBuilder(tableName, null)
+                    .setOperationTimeout(operationTimeoutMillis).build()) {
+                return body.run(table);
+            }
+        });
+    }
+
+    private static boolean isTransient(Exception e) {
+        return e instanceof IOException && !(e instanceof DoNotRetryIOException);
+    }
+}

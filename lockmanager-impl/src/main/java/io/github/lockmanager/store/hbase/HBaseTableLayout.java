@@ -1,0 +1,102 @@
+package io.github.lockmanager.store.hbase;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.zip.CRC32;
+
+/**
+ * The lock table: one column family {@code D}, GZ compressed, one version, with the new version behaviour
+ * (a delete marker never hides a later put of the same millisecond), pre-split into 256 regions by a one-byte
+ * hash prefix of the row key.
+ *
+ * <p>Cells of a lock row:
+ * <ul>
+ *   <li>{@code o}: the owner token of the acquisition, with a cell TTL of the lease: the lock exists while it
+ *       does. Every conditional write compares it.</li>
+ *   <li>{@code n}, {@code t}, {@code l}, {@code d}: node, thread, lock time (ms) and lease (ms) of the
+ *       acquisition; no TTL, meaningful only while {@code o} lives.</li>
+ *   <li>{@code c}: the fencing counter, incremented atomically with each acquisition; no TTL, so tokens keep
+ *       increasing across release and expiry (one row per key ever locked stays in the table).</li>
+ *   <li>{@code a}: the owner token an abort was asked for; no TTL, it only counts while it equals {@code o}.</li>
+ * </ul>
+ */
+final class HBaseTableLayout {
+    static final byte[] FAMILY = Bytes.toBytes("D");
+    static final byte[] OWNER = Bytes.toBytes("o");
+    static final byte[] NODE = Bytes.toBytes("n");
+    static final byte[] THREAD = Bytes.toBytes("t");
+    static final byte[] LOCK_TIME = Bytes.toBytes("l");
+    static final byte[] LEASE = Bytes.toBytes("d");
+    static final byte[] COUNTER = Bytes.toBytes("c");
+    static final byte[] ABORT = Bytes.toBytes("a");
+    static final int REGIONS = 256;
+    static final Compression.Algorithm COMPRESSION = Compression.Algorithm.GZ;
+
+    private HBaseTableLayout() {
+    }
+
+    static TableDescriptor descriptor(TableName name) {
+        ColumnFamilyDescriptor family = ColumnFamilyDescriptorBuilder.newBuilder(FAMILY)
+                .setMaxVersions(1)
+                .setNewVersionBehavior(true)
+                .setCompressionType(COMPRESSION)
+                .build();
+        return TableDescriptorBuilder.newBuilder(name).setColumnFamily(family).build();
+    }
+
+    /** The 255 split points that make 256 regions, one per value of the prefix byte. */
+    static byte[][] splitKeys() {
+        byte[][] splits = new byte[REGIONS - 1][];
+        for (int i = 1; i < REGIONS; i++) {
+            splits[i - 1] = new byte[]{(byte) i};
+        }
+        return splits;
+    }
+
+    /** The one-byte bucket of a storage key, then the key in UTF-8. */
+    static byte[] rowKey(String storageKey) {
+        byte[] key = storageKey.getBytes(StandardCharsets.UTF_8);
+        CRC32 crc = new CRC32();
+        crc.update(key);
+        byte[] row = new byte[key.length + 1];
+        row[0] = (byte) crc.getValue();
+        System.arraycopy(key, 0, row, 1, key.length);
+        return row;
+    }
+
+    static String storageKey(byte[] row) {
+        return new String(row, 1, row.length - 1, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Notes what differs between an existing table and this layout: into {@code correctness} what the store
+     * cannot work with, into {@code tuning} what only costs performance or space.
+     */
+    static void compare(TableDescriptor existing, int regions, List<String> correctness, List<String> tuning) {
+        ColumnFamilyDescriptor family = existing.getColumnFamily(FAMILY);
+        if (family == null) {
+            correctness.add("column family 'D' is missing");
+            return;
+        }
+        if (!family.isNewVersionBehavior()) {
+            correctness.add("NEW_VERSION_BEHAVIOR is false (a release's delete marker could hide the next lock)");
+        }
+        if (family.getMaxVersions() != 1) {
+            tuning.add("VERSIONS is " + family.getMaxVersions() + ", not 1");
+        }
+        if (family.getCompressionType() != COMPRESSION) {
+            tuning.add("COMPRESSION is " + family.getCompressionType() + ", not " + COMPRESSION);
+        }
+        if (regions != REGIONS) {
+            tuning.add("the table has " + regions + " regions, not " + REGIONS);
+        }
+    }
+}
