@@ -1,0 +1,460 @@
+package io.github.lockmanager.store.aerospike;
+
+import com.aerospike.client.AerospikeException;
+import com.aerospike.client.BatchRead;
+import com.aerospike.client.BatchRecord;
+import com.aerospike.client.BatchWrite;
+import com.aerospike.client.Bin;
+import com.aerospike.client.IAerospikeClient;
+import com.aerospike.client.Info;
+import com.aerospike.client.Key;
+import com.aerospike.client.Operation;
+import com.aerospike.client.Record;
+import com.aerospike.client.ResultCode;
+import com.aerospike.client.cluster.Node;
+import com.aerospike.client.exp.Exp;
+import com.aerospike.client.exp.Expression;
+import com.aerospike.client.policy.BatchPolicy;
+import com.aerospike.client.policy.BatchWritePolicy;
+import com.aerospike.client.policy.CommitLevel;
+import com.aerospike.client.policy.RecordExistsAction;
+import com.aerospike.client.policy.ScanPolicy;
+import com.aerospike.client.policy.WritePolicy;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.RetryPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.FENCE;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.LEASE;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.LOCK_TIME;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.NODE;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.OWNER;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.STATUS;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.THREAD;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.TOKEN;
+
+/**
+ * Lock records in Aerospike: a create-only write with a record TTL per lock, conditional writes (filter
+ * expressions on the owner token) for everything after. Layout: {@link AerospikeLayout}. Writes commit to all
+ * replicas. Requires Aerospike server 6.0 or later (batch writes) and a namespace that accepts TTLs (its
+ * {@code nsup-period} is not 0, or {@code allow-ttl-without-nsup} is true); {@link #initialize()} checks both
+ * the namespace and this.
+ *
+ * <p>Round trips: acquire 3 (create the lock record; move the key's fencing counter; stamp the token into the
+ * lock record, conditional on the owner), because Aerospike cannot change two records in one atomic command and
+ * the counter must outlive the lock record's TTL; renew and check 1 batch call per batch; release 1; abort 1;
+ * isLocked 1; getLocks one info call and a scan per lock set.
+ *
+ * <p>Leases are record TTLs measured by the server, in whole seconds: the TTL is the lease rounded up plus one
+ * second, so a record never expires before its lease (a crashed node's lock may outlive its lease by up to two
+ * seconds). The client is not closed by this store. Thread-safe.
+ */
+public final class AerospikeLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(AerospikeLockStore.class);
+    private static final int DO_NOT_CHANGE_TTL = -2;
+    private static final int NEVER_EXPIRE = -1;
+
+    private final IAerospikeClient client;
+    private final String namespace;
+    private final String setSuffix;
+    private final boolean durableDelete;
+    private final RetryPolicy retries;
+
+    private AerospikeLockStore(Builder builder) {
+        this.client = builder.client;
+        this.namespace = builder.namespace;
+        this.setSuffix = builder.setSuffix;
+        this.durableDelete = builder.durableDelete;
+        this.retries = builder.retries;
+    }
+
+    public static Builder builder(IAerospikeClient client) {
+        return new Builder(client);
+    }
+
+    /** Settings of an {@link AerospikeLockStore}; each setter checks its value and names it when refusing it. */
+    public static final class Builder {
+        private final IAerospikeClient client;
+        private String namespace = "test";
+        private String setSuffix = "locks";
+        private List<String> farmIds = List.of();
+        private boolean durableDelete;
+        private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
+
+        private Builder(IAerospikeClient client) {
+            if (client == null) {
+                throw new IllegalArgumentException("client must not be null");
+            }
+            this.client = client;
+        }
+
+        /** The namespace of the lock sets; it must exist and accept TTLs. Default {@code test}. */
+        public Builder namespace(String namespace) {
+            if (namespace == null || namespace.isEmpty() || namespace.length() > 31) {
+                throw new IllegalArgumentException("namespace must be 1 to 31 chars, was '" + namespace + "'");
+            }
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** The end of every lock set's name: {@code DC#<farm>#<suffix>}, {@code XDC#<suffix>}. Default {@code locks}. */
+        public Builder setSuffix(String setSuffix) {
+            if (setSuffix == null || setSuffix.isEmpty()) {
+                throw new IllegalArgumentException("setSuffix must not be null or empty");
+            }
+            this.setSuffix = setSuffix;
+            return this;
+        }
+
+        /**
+         * The farms whose {@code DC} locks this store will keep, so that their set names are checked against
+         * Aerospike's 63-byte limit when the store is built rather than at the first lock.
+         */
+        public Builder farmIds(String... farmIds) {
+            this.farmIds = List.of(farmIds);
+            return this;
+        }
+
+        /** Deletes leave a tombstone, so a released lock cannot come back after a cold restart (Enterprise Edition). Default false. */
+        public Builder durableDelete(boolean durableDelete) {
+            this.durableDelete = durableDelete;
+            return this;
+        }
+
+        /** How transient failures are retried. Default 3 attempts, backoff 20 ms doubling to 500 ms. */
+        public Builder retries(RetryPolicy retries) {
+            if (retries == null) {
+                throw new IllegalArgumentException("retries must not be null");
+            }
+            this.retries = retries;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if a set name would exceed Aerospike's limit */
+        public AerospikeLockStore build() {
+            AerospikeLayout.checkBinNames();
+            AerospikeLayout.checkSetName(AerospikeLayout.xdcSet(setSuffix));
+            for (String farmId : farmIds) {
+                AerospikeLayout.checkSetName(AerospikeLayout.dcSet(LockKey.requireId("farmId", farmId), setSuffix));
+            }
+            return new AerospikeLockStore(this);
+        }
+    }
+
+    @Override
+    public void initialize() throws LockManagerException {
+        Node node;
+        try {
+            node = client.getCluster().getRandomNode();
+        } catch (AerospikeException e) {
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "no Aerospike node is reachable: " + e, e);
+        }
+        try {
+            List<String> namespaces = Arrays.asList(Info.request(node, "namespaces").trim().split(";"));
+            if (!namespaces.contains(namespace)) {
+                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + namespace
+                        + "' does not exist on the cluster (it has " + namespaces + "); configure it on the server or"
+                        + " choose one of those");
+            }
+            Map<String, String> config = parse(Info.request(node, "namespace/" + namespace), ';');
+            if ("0".equals(config.get("nsup-period")) && !"true".equals(config.get("allow-ttl-without-nsup"))) {
+                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + namespace
+                        + "' rejects records with a TTL (nsup-period is 0): set nsup-period (for example 120) or "
+                        + "allow-ttl-without-nsup true in its configuration");
+            }
+        } catch (AerospikeException e) {
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not inspect Aerospike namespace '"
+                    + namespace + "': " + e, e);
+        }
+    }
+
+    @Override
+    public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+        LockHandle handle = request.handle();
+        Key lockKey = lockKey(handle.key());
+        return retries.call("acquire lock '" + handle.key().name() + "' in Aerospike", AerospikeLockStore::isTransient, () -> {
+            long lockTime = System.currentTimeMillis();
+            try {
+                client.operate(writePolicy(RecordExistsAction.CREATE_ONLY, AerospikeLayout.ttlSeconds(lease), null),
+                        lockKey,
+                        Operation.put(new Bin(OWNER, handle.ownerToken())),
+                        Operation.put(new Bin(NODE, request.nodeId())),
+                        Operation.put(new Bin(THREAD, request.threadName())),
+                        Operation.put(new Bin(LOCK_TIME, lockTime)),
+                        Operation.put(new Bin(LEASE, lease.toMillis())),
+                        Operation.put(new Bin(STATUS, LockStatus.RUNNING.name())),
+                        Operation.put(new Bin(TOKEN, 0L)));
+            } catch (AerospikeException e) {
+                // exists, or maybe written: the record says whose it is, this very acquisition's included
+                boolean exists = e.getResultCode() == ResultCode.KEY_EXISTS_ERROR;
+                if (!exists && !isTransient(e)) {
+                    throw e;
+                }
+                Optional<LockRecord> current = toRecord(handle.key(), client.get(null, lockKey));
+                if (current.isEmpty() || !current.get().handle().equals(handle)) {
+                    if (exists) {
+                        return AcquireResult.heldBy(current.orElse(null));
+                    }
+                    throw e;
+                }
+                if (current.get().fencingToken() > 0) {
+                    return AcquireResult.acquired(current.get());
+                }
+            }
+            long token = nextFencingToken(handle.key());
+            try {
+                Record stamped = client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL,
+                        ownedBy(handle)), lockKey, Operation.put(new Bin(TOKEN, token)), Operation.get());
+                return AcquireResult.acquired(toRecord(handle.key(), stamped).orElseThrow());
+            } catch (AerospikeException e) {
+                if (e.getResultCode() == ResultCode.FILTERED_OUT || e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
+                    // the lease ran out between the create and the stamp: the lock is no longer ours
+                    return AcquireResult.heldBy(toRecord(handle.key(), client.get(null, lockKey)).orElse(null));
+                }
+                throw e;
+            }
+        });
+    }
+
+    /** Moves the key's fencing counter, a record without TTL, and returns its new value. */
+    private long nextFencingToken(LockKey key) {
+        Record counter = client.operate(writePolicy(RecordExistsAction.UPDATE, NEVER_EXPIRE, null),
+                new Key(namespace, set(key), AerospikeLayout.counterUserKey(key)),
+                Operation.add(new Bin(FENCE, 1L)), Operation.get(FENCE));
+        return counter.getLong(FENCE);
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
+        int ttl = AerospikeLayout.ttlSeconds(lease);
+        return retries.call("renew " + handles.size() + " locks in Aerospike", AerospikeLockStore::isTransient, () -> {
+            List<BatchRecord> writes = new ArrayList<>(handles.size());
+            for (LockHandle handle : handles) {
+                BatchWritePolicy policy = client.copyBatchWritePolicyDefault();
+                policy.recordExistsAction = RecordExistsAction.UPDATE_ONLY;
+                policy.commitLevel = CommitLevel.COMMIT_ALL;
+                policy.expiration = ttl;
+                policy.filterExp = ownedBy(handle);
+                writes.add(new BatchWrite(policy, lockKey(handle.key()),
+                        new Operation[]{Operation.touch(), Operation.put(new Bin(LEASE, lease.toMillis())),
+                                Operation.get(STATUS)}));
+            }
+            client.operate(batchPolicy(), writes);
+            Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+            for (int i = 0; i < handles.size(); i++) {
+                answers.put(handles.get(i), answer(writes.get(i)));
+            }
+            return answers;
+        });
+    }
+
+    private static HoldState answer(BatchRecord result) {
+        switch (result.resultCode) {
+            case ResultCode.OK:
+                return LockStatus.ABORT.name().equals(result.record.getString(STATUS))
+                        ? HoldState.ABORT_REQUESTED : HoldState.HELD;
+            case ResultCode.FILTERED_OUT:
+            case ResultCode.KEY_NOT_FOUND_ERROR:
+                return HoldState.LOST;
+            default:
+                // no definite answer for this lock: the batch counts as failed and is tried again
+                throw new AerospikeException(result.resultCode, result.inDoubt);
+        }
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
+        return retries.call("check " + handles.size() + " locks in Aerospike", AerospikeLockStore::isTransient, () -> {
+            List<BatchRead> reads = new ArrayList<>(handles.size());
+            for (LockHandle handle : handles) {
+                reads.add(new BatchRead(lockKey(handle.key()), new String[]{OWNER, STATUS}));
+            }
+            client.get(batchPolicy(), reads);
+            Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+            for (int i = 0; i < handles.size(); i++) {
+                Record record = reads.get(i).record;
+                boolean ours = record != null && handles.get(i).ownerToken().equals(record.getString(OWNER));
+                answers.put(handles.get(i), !ours ? HoldState.LOST
+                        : LockStatus.ABORT.name().equals(record.getString(STATUS)) ? HoldState.ABORT_REQUESTED
+                        : HoldState.HELD);
+            }
+            return answers;
+        });
+    }
+
+    @Override
+    public boolean release(LockHandle handle) throws LockManagerException {
+        Key lockKey = lockKey(handle.key());
+        return retries.call("release lock '" + handle.key().name() + "' in Aerospike", AerospikeLockStore::isTransient, () -> {
+            WritePolicy policy = writePolicy(RecordExistsAction.UPDATE, 0, ownedBy(handle));
+            policy.durableDelete = durableDelete;
+            try {
+                return client.delete(policy, lockKey);
+            } catch (AerospikeException e) {
+                if (e.getResultCode() == ResultCode.FILTERED_OUT) {
+                    return false;
+                }
+                if (isTransient(e)) {
+                    // the delete may have applied: if the record is no longer ours, it is released either way
+                    Record current = client.get(null, lockKey, OWNER);
+                    if (current == null || !handle.ownerToken().equals(current.getString(OWNER))) {
+                        return true;
+                    }
+                }
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public Optional<LockRecord> read(LockKey key) throws LockManagerException {
+        return retries.call("read lock '" + key.name() + "' in Aerospike", AerospikeLockStore::isTransient,
+                () -> toRecord(key, client.get(null, lockKey(key))));
+    }
+
+    @Override
+    public List<LockRecord> list() throws LockManagerException {
+        return retries.call("list locks in Aerospike", AerospikeLockStore::isTransient, () -> {
+            List<LockRecord> records = Collections.synchronizedList(new ArrayList<>());
+            ScanPolicy policy = client.copyScanPolicyDefault();
+            for (String set : lockSets()) {
+                client.scanAll(policy, namespace, set, (key, record) -> {
+                    if (key.userKey == null || !AerospikeLayout.isLockUserKey(key.userKey.toString())) {
+                        return;
+                    }
+                    LockKey lockKey = AerospikeLayout.lockKey(set, setSuffix, key.userKey.toString());
+                    if (lockKey != null) {
+                        toRecord(lockKey, record).ifPresent(records::add);
+                    }
+                });
+            }
+            return new ArrayList<>(records);
+        });
+    }
+
+    /** The names of this store's lock sets that exist in the namespace, read from the server. */
+    private Set<String> lockSets() {
+        Set<String> sets = new java.util.TreeSet<>();
+        for (Node node : client.getNodes()) {
+            for (String entry : Info.request(node, "sets/" + namespace).split(";")) {
+                String set = parse(entry, ':').get("set");
+                if (set != null && (set.equals(AerospikeLayout.xdcSet(setSuffix))
+                        || (set.startsWith("DC#") && set.endsWith("#" + setSuffix)))) {
+                    sets.add(set);
+                }
+            }
+        }
+        return sets;
+    }
+
+    @Override
+    public boolean markAbort(LockKey key) throws LockManagerException {
+        return retries.call("abort lock '" + key.name() + "' in Aerospike", AerospikeLockStore::isTransient, () -> {
+            try {
+                client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL, null), lockKey(key),
+                        Operation.put(new Bin(STATUS, LockStatus.ABORT.name())));
+                return true;
+            } catch (AerospikeException e) {
+                if (e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
+                    return false;
+                }
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        // the client belongs to the caller
+    }
+
+    @Override
+    public String toString() {
+        return "AerospikeLockStore[" + namespace + ", sets *#" + setSuffix + "]";
+    }
+
+    private String set(LockKey key) {
+        return AerospikeLayout.checkSetName(AerospikeLayout.setName(key, setSuffix));
+    }
+
+    private Key lockKey(LockKey key) {
+        return new Key(namespace, set(key), AerospikeLayout.lockUserKey(key));
+    }
+
+    private static Expression ownedBy(LockHandle handle) {
+        return Exp.build(Exp.eq(Exp.stringBin(OWNER), Exp.val(handle.ownerToken())));
+    }
+
+    private WritePolicy writePolicy(RecordExistsAction action, int expiration, Expression filter) {
+        WritePolicy policy = client.copyWritePolicyDefault();
+        policy.recordExistsAction = action;
+        policy.commitLevel = CommitLevel.COMMIT_ALL;
+        policy.expiration = expiration;
+        policy.sendKey = true;
+        policy.filterExp = filter;
+        policy.failOnFilteredOut = filter != null;
+        return policy;
+    }
+
+    private BatchPolicy batchPolicy() {
+        return client.copyBatchPolicyDefault();
+    }
+
+    private static Optional<LockRecord> toRecord(LockKey key, Record record) {
+        if (record == null || record.getString(OWNER) == null) {
+            return Optional.empty();
+        }
+        Instant now = Instant.now();
+        long leaseMillis = record.getLong(LEASE);
+        return Optional.of(new LockRecord(new LockHandle(key, record.getString(OWNER)), record.getString(NODE),
+                record.getString(THREAD), Instant.ofEpochMilli(record.getLong(LOCK_TIME)),
+                record.getTimeToLive() > 0 ? now.plusSeconds(record.getTimeToLive()) : now.plusMillis(leaseMillis),
+                LockStatus.valueOf(record.getString(STATUS)), record.getLong(TOKEN)));
+    }
+
+    private static Map<String, String> parse(String text, char separator) {
+        Map<String, String> values = new HashMap<>();
+        for (String pair : text.trim().split(String.valueOf(separator))) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                values.put(pair.substring(0, eq), pair.substring(eq + 1));
+            }
+        }
+        return values;
+    }
+
+    static boolean isTransient(Exception e) {
+        if (e instanceof AerospikeException.Timeout || e instanceof AerospikeException.Connection) {
+            return true;
+        }
+        if (!(e instanceof AerospikeException)) {
+            return false;
+        }
+        int code = ((AerospikeException) e).getResultCode();
+        return ((AerospikeException) e).getInDoubt() || code == ResultCode.TIMEOUT
+                || code == ResultCode.SERVER_NOT_AVAILABLE || code == ResultCode.KEY_BUSY
+                || code == ResultCode.DEVICE_OVERLOAD || code == ResultCode.NO_MORE_CONNECTIONS;
+    }
+}
