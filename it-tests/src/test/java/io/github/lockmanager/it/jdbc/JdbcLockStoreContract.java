@@ -1,0 +1,248 @@
+package io.github.lockmanager.it.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The JDBC store's own promises, run on each database by a subclass naming it. */
+abstract class JdbcLockStoreContract {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private final Database database;
+    private JdbcLockStore store;
+
+    JdbcLockStoreContract(Database database) {
+        this.database = database;
+    }
+
+    @BeforeEach
+    void createStore() throws LockManagerException {
+        store = JdbcLockStore.builder(database.shared()).tableName("lockmanager_store").build();
+        store.initialize();
+    }
+
+    private static LockKey key(String name) {
+        return LockKey.xdc("store-test", name + "-" + UUID.randomUUID());
+    }
+
+    private static LockRequest request(LockKey key, String owner) {
+        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner);
+    }
+
+    private LockManager manager(javax.sql.DataSource dataSource, String nodeId, String farmId, String clientId,
+                                TimeSource time) throws LockManagerException {
+        return LockManagerBuilder.newBuilder().store(JdbcLockStore.builder(dataSource).tableName("lockmanager_store")
+                        .build()).nodeId(nodeId).farmId(farmId).clientId(clientId).timeSource(time)
+                .lease(LEASE).abortPollInterval(Duration.ofMillis(200)).build();
+    }
+
+    @Test
+    void nodesCreatingTheTableAtOnceAllSucceed() throws Exception {
+        String table = "lm_concurrent_" + UUID.randomUUID().toString().substring(0, 8);
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<Boolean>> inits = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                inits.add(pool.submit(() -> {
+                    JdbcLockStore node = JdbcLockStore.builder(database.shared()).tableName(table).build();
+                    node.initialize();
+                    return node.acquire(request(key("after-init"), "x"), LEASE).isAcquired();
+                }));
+            }
+            for (Future<Boolean> init : inits) {
+                assertThat(init.get()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void theLongestKeyWithTheLongestIdsFitsTheTable() throws Exception {
+        String farm = "f".repeat(LockManagerBuilder.MAX_ID_LENGTH);
+        String client = "c".repeat(LockManagerBuilder.MAX_ID_LENGTH - 8) + UUID.randomUUID().toString().substring(0, 8);
+        String key = "€\uD83D\uDD12".repeat(LockManager.LOCK_KEY_MAX_LENGTH / 3) + "k";
+        assertThat(key).hasSize(LockManager.LOCK_KEY_MAX_LENGTH);
+        try (LockManager manager = manager(database.shared(), "n".repeat(128), farm, client, TimeSource.system());
+             LockResource lock = manager.lock(key)) {
+            assertThat(manager.getLocks()).extracting(Lock::getKey).containsExactly(key);
+            assertThat(lock.isNewLock()).isTrue();
+        }
+    }
+
+    @Test
+    void keysThatACaseOrPadInsensitiveCollationWouldMergeStayApart() throws Exception {
+        String prefix = UUID.randomUUID().toString().substring(0, 8);
+        List<String> names = List.of("a", "A", "a ", "á", "ä", "a\t");
+        for (String name : names) {
+            assertThat(store.acquire(request(LockKey.xdc("case", prefix + name), "o" + name.hashCode()), LEASE)
+                    .isAcquired()).as("'%s' is its own lock", name).isTrue();
+        }
+        assertThat(store.list()).filteredOn(r -> r.key().name().startsWith(prefix)).hasSize(names.size());
+    }
+
+    @Test
+    void nodesWhoseClocksAreMinutesApartStillExcludeEachOther() throws Exception {
+        String client = "skew-" + UUID.randomUUID().toString().substring(0, 8);
+        try (LockManager ahead = manager(database.shared(), "ahead", "farm", client, skewed(Duration.ofMinutes(10)));
+             LockManager behind = manager(database.shared(), "behind", "farm", client, skewed(Duration.ofMinutes(-10)))) {
+            Instant before = Instant.now();
+            LockResource held = ahead.lock("job");
+            assertThatThrownBy(() -> behind.lock("job")).isInstanceOf(AlreadyLockedException.class);
+
+            Lock seen = behind.getLocks().get(0);
+            assertThat(seen.getLockTime()).as("stamped by the database clock, not the ahead node's")
+                    .isBetween(before.minusSeconds(60), Instant.now().plusSeconds(60));
+            assertThat(Duration.between(seen.getLockTime(), seen.getExpirationTime())).isEqualTo(LEASE);
+            held.close();
+            assertThat(behind.lock("job").isNewLock()).isTrue();
+        }
+    }
+
+    /** The JVM's clocks with the wall clock moved; leases use the monotonic clock, which no node shares anyway. */
+    private static TimeSource skewed(Duration skew) {
+        return new TimeSource() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public Instant now() {
+                return Instant.now().plus(skew);
+            }
+        };
+    }
+
+    @Test
+    void aLeaseEndsByTheDatabaseClock() throws Exception {
+        LockKey key = key("lease");
+        long start = System.nanoTime();
+        assertThat(store.acquire(request(key, "a"), Duration.ofSeconds(1)).isAcquired()).isTrue();
+        assertThat(store.acquire(request(key, "b"), LEASE).isAcquired()).isFalse();
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.acquire(request(key, "b"), LEASE).isAcquired());
+        assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(1000);
+    }
+
+    @Test
+    void aStaleOwnerCanNeitherReleaseNorRenewAndTokensKeepIncreasing() throws Exception {
+        LockKey key = key("stale");
+        LockRecord old = store.acquire(request(key, "old"), Duration.ofSeconds(1)).record();
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.read(key).isEmpty());
+        LockRecord current = store.acquire(request(key, "new"), LEASE).record();
+
+        assertThat(store.release(old.handle())).isFalse();
+        assertThat(store.renew(List.of(old.handle()), LEASE)).containsEntry(old.handle(), HoldState.LOST);
+        assertThat(store.read(key)).get().extracting(LockRecord::handle).isEqualTo(current.handle());
+        assertThat(current.fencingToken()).isGreaterThan(old.fencingToken());
+
+        assertThat(store.release(current.handle())).isTrue();
+        assertThat(store.acquire(request(key, "next"), LEASE).record().fencingToken())
+                .isGreaterThan(current.fencingToken());
+    }
+
+    @Test
+    void aRepeatedAcquireOfTheSameAcquisitionReportsItAsOurs() throws Exception {
+        LockKey key = key("retry");
+        LockRecord first = store.acquire(request(key, "a"), LEASE).record();
+        AcquireResult again = store.acquire(request(key, "a"), LEASE);
+        assertThat(again.isAcquired()).isTrue();
+        assertThat(again.record().fencingToken()).isEqualTo(first.fencingToken());
+    }
+
+    @Test
+    void aBatchOfAnySizeGetsOneAnswerPerLock() throws Exception {
+        List<LockHandle> handles = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            handles.add(store.acquire(request(key("batch" + i), "o" + i), LEASE).record().handle());
+        }
+        store.release(handles.get(4));
+        store.markAbort(handles.get(1).key());
+
+        Map<LockHandle, HoldState> renewed = store.renew(handles, LEASE);
+        Map<LockHandle, HoldState> checked = store.check(handles);
+
+        for (Map<LockHandle, HoldState> answers : List.of(renewed, checked)) {
+            assertThat(answers).hasSize(5).containsEntry(handles.get(4), HoldState.LOST)
+                    .containsEntry(handles.get(1), HoldState.ABORT_REQUESTED)
+                    .containsEntry(handles.get(0), HoldState.HELD);
+        }
+    }
+
+    @Test
+    void anExhaustedPoolFailsCallsClearlyAndLeaksNothing() throws Exception {
+        try (HikariDataSource tiny = database.pool(2)) {
+            String client = "pool-" + UUID.randomUUID().toString().substring(0, 8);
+            AtomicInteger taken = new AtomicInteger();
+            AtomicInteger unexpected = new AtomicInteger();
+            List<LockManager> nodes = new ArrayList<>();
+            for (int n = 0; n < 3; n++) {
+                nodes.add(manager(tiny, "node" + n, "farm", client, TimeSource.system()));
+            }
+            ExecutorService workers = Executors.newFixedThreadPool(12);
+            for (int w = 0; w < 12; w++) {
+                LockManager node = nodes.get(w % 3);
+                workers.submit(() -> {
+                    for (int i = 0; i < 30; i++) {
+                        try (LockResource lock = node.lock("hot-" + (i % 3))) {
+                            taken.incrementAndGet();
+                        } catch (AlreadyLockedException e) {
+                            // contention is expected
+                        } catch (Exception e) {
+                            unexpected.incrementAndGet();
+                        }
+                    }
+                });
+            }
+            workers.shutdown();
+            assertThat(workers.awaitTermination(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+            nodes.forEach(LockManager::close);
+
+            System.out.printf("%s, pool of 2, 12 threads: %d locks taken, %d calls failed waiting for a connection%n",
+                    database, taken.get(), unexpected.get());
+            assertThat(taken.get()).isPositive();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> tiny.getHikariPoolMXBean().getActiveConnections() == 0);
+
+            // every connection held elsewhere: calls fail with a connection error, and work again afterwards
+            JdbcLockStore starved = JdbcLockStore.builder(tiny).tableName("lockmanager_store").build();
+            try (Connection one = tiny.getConnection(); Connection two = tiny.getConnection()) {
+                assertThatThrownBy(() -> starved.read(key("starved")))
+                        .isInstanceOfSatisfying(LockManagerException.class, e ->
+                                assertThat(e.getErrorCode()).isIn(ErrorCode.CONNECTION_ERROR, ErrorCode.RETRIES_EXHAUSTED));
+            }
+            assertThat(starved.read(key("fed"))).isEmpty();
+            assertThat(tiny.getHikariPoolMXBean().getActiveConnections()).isZero();
+        }
+    }
+}

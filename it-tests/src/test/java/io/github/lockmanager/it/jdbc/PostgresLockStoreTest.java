@@ -1,0 +1,7 @@
+package io.github.lockmanager.it.jdbc;
+
+class PostgresLockStoreTest extends JdbcLockStoreContract {
+    PostgresLockStoreTest() {
+        super(Database.POSTGRES);
+    }
+}

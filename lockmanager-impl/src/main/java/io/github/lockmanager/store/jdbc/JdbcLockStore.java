@@ -1,0 +1,492 @@
+package io.github.lockmanager.store.jdbc;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.RetryPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Lock records in a relational database table, with leases judged by the database's clock: nodes whose clocks
+ * disagree still exclude each other. PostgreSQL, MariaDB, MySQL 8 and H2 are supported, picked from the
+ * driver's {@code DatabaseMetaData}; any other database fails {@link #initialize()}.
+ *
+ * <p>The table (created by {@link #initialize()} when absent) has one row per key ever locked: {@code lock_key}
+ * (the level/farm/client-prefixed key, primary key, compared byte-wise), {@code owner_token} (null when free),
+ * {@code node_id}, {@code thread_name}, {@code status}, {@code lock_time}, {@code expires_at},
+ * {@code fencing_token} and {@code last_modified} (epoch ms of the database clock). Released rows are kept as
+ * free so that their fencing token keeps increasing.
+ *
+ * <p>Round trips: acquire 1 on PostgreSQL, 2 elsewhere (the atomic statement, then a read of the row); renew 1
+ * on PostgreSQL, 2 elsewhere in one transaction (update, then read which rows were renewed), per batch; check,
+ * release, abort, isLocked 1; getLocks 1. Every call takes a connection from the data source and returns it;
+ * no transaction is left open. Thread-safe.
+ */
+public final class JdbcLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
+    private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
+    private static final int MAX_THREAD_NAME = 256;
+
+    private final DataSource dataSource;
+    private final String table;
+    private final int queryTimeoutSeconds;
+    private final RetryPolicy retries;
+    private volatile Statements statements;
+
+    private JdbcLockStore(Builder builder) {
+        this.dataSource = builder.dataSource;
+        this.table = builder.table;
+        this.queryTimeoutSeconds = (int) Math.max(1, builder.queryTimeout.toSeconds());
+        this.retries = builder.retries;
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** Settings of a {@link JdbcLockStore}; each setter checks its value and names it when refusing it. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String table = "lockmanager_locks";
+        private Duration queryTimeout = Duration.ofSeconds(5);
+        private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
+
+        private Builder(DataSource dataSource) {
+            if (dataSource == null) {
+                throw new IllegalArgumentException("dataSource must not be null");
+            }
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * The lock table, optionally schema-qualified ({@code schema.table}); letters, digits and {@code _}, at
+         * most 63 each. A prefix is part of the name ({@code myapp_locks}). Default {@code lockmanager_locks}.
+         */
+        public Builder tableName(String table) {
+            if (table == null || !TABLE_NAME.matcher(table).matches()) {
+                throw new IllegalArgumentException("tableName must be [schema.]name of letters, digits and '_' "
+                        + "(not starting with a digit, at most 63 each), was '" + table + "'");
+            }
+            this.table = table;
+            return this;
+        }
+
+        /** The longest one statement may run, in whole seconds (at least 1). Default 5 s. */
+        public Builder queryTimeout(Duration queryTimeout) {
+            if (queryTimeout == null || queryTimeout.toSeconds() < 1) {
+                throw new IllegalArgumentException("queryTimeout must be at least 1 second, was " + queryTimeout);
+            }
+            this.queryTimeout = queryTimeout;
+            return this;
+        }
+
+        /** How transient failures (connection loss, deadlocks, timeouts) are retried. Default 3 attempts. */
+        public Builder retries(RetryPolicy retries) {
+            if (retries == null) {
+                throw new IllegalArgumentException("retries must not be null");
+            }
+            this.retries = retries;
+            return this;
+        }
+
+        public JdbcLockStore build() {
+            return new JdbcLockStore(this);
+        }
+    }
+
+    /** The SQL of one dialect for this table, built once. */
+    private static final class Statements {
+        final SqlDialect dialect;
+        final String acquire;
+        final String readAny;
+        final String readLive;
+        final String listLive;
+        final String release;
+        final String abort;
+        private final String table;
+        private final Map<String, String> byBatchSize = Collections.synchronizedMap(new HashMap<>());
+
+        Statements(SqlDialect dialect, String table) {
+            this.dialect = dialect;
+            this.table = table;
+            String now = dialect.now();
+            String live = " AND owner_token IS NOT NULL AND expires_at > " + now;
+            this.acquire = dialect.acquire(table);
+            this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
+            this.readLive = readAny + live;
+            this.listLive = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE 1 = 1" + live;
+            this.release = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now
+                    + ", last_modified = " + now + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
+            this.abort = "UPDATE " + table + " SET status = 'ABORT', last_modified = " + now + " WHERE lock_key = ?" + live;
+        }
+
+        /**
+         * The batch statements for {@code n} locks, padded to a power of two so that only a handful of distinct
+         * statements ever exist (drivers cache prepared statements by their text).
+         */
+        String renewReturning(int n) {
+            return byBatchSize.computeIfAbsent("rr" + n, k -> dialect.renewReturning(table, marks(n), marks(n)));
+        }
+
+        String renew(int n) {
+            return byBatchSize.computeIfAbsent("r" + n, k -> "UPDATE " + table + " SET expires_at = " + dialect.now()
+                    + " + ?, last_modified = " + dialect.now() + " WHERE lock_key IN (" + marks(n)
+                    + ") AND owner_token IN (" + marks(n) + ") AND expires_at > " + dialect.now());
+        }
+
+        String states(int n) {
+            return byBatchSize.computeIfAbsent("s" + n, k -> "SELECT owner_token, status FROM " + table
+                    + " WHERE lock_key IN (" + marks(n) + ") AND owner_token IN (" + marks(n) + ") AND expires_at > "
+                    + dialect.now());
+        }
+
+        private static String marks(int n) {
+            return String.join(", ", Collections.nCopies(n, "?"));
+        }
+    }
+
+    @Override
+    public void initialize() throws LockManagerException {
+        Statements sql = statements();
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement create = c.prepareStatement(sql.dialect.createTable(table))) {
+                create.setQueryTimeout(queryTimeoutSeconds * 6);
+                create.execute();
+                log.debug("Lock table {} is in place on {}", table, sql.dialect.name());
+            } catch (SQLException e) {
+                // another node may have created it at the same moment (PostgreSQL then reports a duplicate type)
+                if (!tableExists(c)) {
+                    throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create lock table " + table
+                            + " on " + sql.dialect.name() + " (SQL state " + e.getSQLState() + "): " + e.getMessage(), e);
+                }
+            }
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        } catch (SQLException e) {
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database to create lock table "
+                    + table + " (SQL state " + e.getSQLState() + "): " + e.getMessage(), e);
+        }
+    }
+
+    private boolean tableExists(Connection c) {
+        try (PreparedStatement probe = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE 1 = 0");
+             ResultSet ignored = probe.executeQuery()) {
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /** The statements of this database's dialect, found out on first use. */
+    private Statements statements() throws LockManagerException {
+        Statements sql = statements;
+        if (sql != null) {
+            return sql;
+        }
+        String product;
+        String version;
+        try (Connection c = dataSource.getConnection()) {
+            product = c.getMetaData().getDatabaseProductName();
+            version = c.getMetaData().getDatabaseProductVersion();
+        } catch (SQLException e) {
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database of lock table "
+                    + table + " (SQL state " + e.getSQLState() + "): " + e.getMessage(), e);
+        }
+        SqlDialect dialect = SqlDialect.of(product);
+        if (dialect == null) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "the JDBC lock store does not support "
+                    + product + " " + version + "; supported are PostgreSQL, MariaDB, MySQL 8 and H2");
+        }
+        sql = new Statements(dialect, table);
+        statements = sql;
+        return sql;
+    }
+
+    @Override
+    public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+        Statements sql = statements();
+        LockHandle handle = request.handle();
+        return call("acquire lock '" + handle.key().name() + "'", c -> {
+            Optional<LockRecord> taken = Optional.empty();
+            try (PreparedStatement acquire = prepare(c, sql.acquire)) {
+                acquire.setString(1, handle.key().storageKey());
+                acquire.setString(2, handle.ownerToken());
+                acquire.setString(3, request.nodeId());
+                acquire.setString(4, storableThreadName(request.threadName()));
+                acquire.setLong(5, lease.toMillis());
+                if (sql.dialect.acquireReturnsRow()) {
+                    try (ResultSet rs = acquire.executeQuery()) {
+                        taken = rs.next() ? Optional.of(toRecord(rs)) : Optional.empty();
+                    }
+                } else {
+                    acquire.executeUpdate();
+                }
+            } catch (SQLException e) {
+                // a unique violation means another node inserted the row first: it holds the key
+                if (!isUniqueViolation(e)) {
+                    throw e;
+                }
+            }
+            if (taken.isPresent()) {
+                return AcquireResult.acquired(taken.get());
+            }
+            // name the holder: possibly this very acquisition, when an earlier attempt applied after all
+            Optional<LockRecord> current = queryOne(c, sql.readLive, handle.key().storageKey());
+            if (current.isPresent() && current.get().handle().equals(handle)) {
+                return AcquireResult.acquired(current.get());
+            }
+            return AcquireResult.heldBy(current.orElse(null));
+        });
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
+        Statements sql = statements();
+        int n = paddedSize(handles.size());
+        return call("renew " + handles.size() + " locks", c -> {
+            String returning = sql.renewReturning(n);
+            if (returning != null) {
+                try (PreparedStatement renew = prepare(c, returning)) {
+                    renew.setLong(1, lease.toMillis());
+                    bindBatch(renew, 2, handles, n);
+                    return answers(handles, renew);
+                }
+            }
+            return inTransaction(c, () -> {
+                try (PreparedStatement renew = prepare(c, sql.renew(n))) {
+                    renew.setLong(1, lease.toMillis());
+                    bindBatch(renew, 2, handles, n);
+                    renew.executeUpdate();
+                }
+                try (PreparedStatement states = prepare(c, sql.states(n))) {
+                    bindBatch(states, 1, handles, n);
+                    return answers(handles, states);
+                }
+            });
+        });
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
+        Statements sql = statements();
+        int n = paddedSize(handles.size());
+        return call("check " + handles.size() + " locks", c -> {
+            try (PreparedStatement states = prepare(c, sql.states(n))) {
+                bindBatch(states, 1, handles, n);
+                return answers(handles, states);
+            }
+        });
+    }
+
+    @Override
+    public boolean release(LockHandle handle) throws LockManagerException {
+        Statements sql = statements();
+        return call("release lock '" + handle.key().name() + "'", c -> {
+            try (PreparedStatement release = prepare(c, sql.release)) {
+                release.setString(1, handle.key().storageKey());
+                release.setString(2, handle.ownerToken());
+                return release.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public Optional<LockRecord> read(LockKey key) throws LockManagerException {
+        Statements sql = statements();
+        return call("read lock '" + key.name() + "'", c -> queryOne(c, sql.readLive, key.storageKey()));
+    }
+
+    @Override
+    public List<LockRecord> list() throws LockManagerException {
+        Statements sql = statements();
+        return call("list locks", c -> {
+            try (PreparedStatement list = prepare(c, sql.listLive); ResultSet rs = list.executeQuery()) {
+                List<LockRecord> records = new ArrayList<>();
+                while (rs.next()) {
+                    records.add(toRecord(rs));
+                }
+                return records;
+            }
+        });
+    }
+
+    @Override
+    public boolean markAbort(LockKey key) throws LockManagerException {
+        Statements sql = statements();
+        return call("abort lock '" + key.name() + "'", c -> {
+            try (PreparedStatement abort = prepare(c, sql.abort)) {
+                abort.setString(1, key.storageKey());
+                return abort.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        // the data source belongs to the caller
+    }
+
+    @Override
+    public String toString() {
+        Statements sql = statements;
+        return "JdbcLockStore[" + table + (sql == null ? "" : " on " + sql.dialect.name()) + "]";
+    }
+
+    private PreparedStatement prepare(Connection c, String statement) throws SQLException {
+        PreparedStatement prepared = c.prepareStatement(statement);
+        prepared.setQueryTimeout(queryTimeoutSeconds);
+        return prepared;
+    }
+
+    private Optional<LockRecord> queryOne(Connection c, String statement, String storageKey) throws SQLException {
+        try (PreparedStatement read = prepare(c, statement)) {
+            read.setString(1, storageKey);
+            try (ResultSet rs = read.executeQuery()) {
+                return rs.next() ? Optional.of(toRecord(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Binds {@code n} keys, then {@code n} owner tokens, repeating the last lock to fill the padding. */
+    private static void bindBatch(PreparedStatement statement, int first, List<LockHandle> handles, int n)
+            throws SQLException {
+        for (int i = 0; i < n; i++) {
+            LockHandle handle = handles.get(Math.min(i, handles.size() - 1));
+            statement.setString(first + i, handle.key().storageKey());
+            statement.setString(first + n + i, handle.ownerToken());
+        }
+    }
+
+    /** Every handle whose owner token came back is held; the others are lost. */
+    private static Map<LockHandle, HoldState> answers(List<LockHandle> handles, PreparedStatement statement)
+            throws SQLException {
+        Map<String, String> statusByOwner = new HashMap<>();
+        try (ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                statusByOwner.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+        for (LockHandle handle : handles) {
+            String status = statusByOwner.get(handle.ownerToken());
+            answers.put(handle, status == null ? HoldState.LOST
+                    : LockStatus.ABORT.name().equals(status) ? HoldState.ABORT_REQUESTED : HoldState.HELD);
+        }
+        return answers;
+    }
+
+    private static LockRecord toRecord(ResultSet rs) throws SQLException {
+        LockKey key = LockKey.parse(rs.getString("lock_key"));
+        return new LockRecord(new LockHandle(key, rs.getString("owner_token")), rs.getString("node_id"),
+                rs.getString("thread_name"), Instant.ofEpochMilli(rs.getLong("lock_time")),
+                Instant.ofEpochMilli(rs.getLong("expires_at")), LockStatus.valueOf(rs.getString("status")),
+                rs.getLong("fencing_token"));
+    }
+
+    private static int paddedSize(int n) {
+        return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
+    }
+
+    /** Thread names are shown, not compared: cut to the column and rid of the one character no database keeps. */
+    private static String storableThreadName(String name) {
+        String cut = name.length() > MAX_THREAD_NAME ? name.substring(0, MAX_THREAD_NAME) : name;
+        return cut.replace('\u0000', '?');
+    }
+
+    @FunctionalInterface
+    private interface SqlCall<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface SqlBody<T> {
+        T run() throws SQLException;
+    }
+
+    /** Runs {@code body} in one transaction, committed or rolled back before the connection goes back. */
+    private static <T> T inTransaction(Connection c, SqlBody<T> body) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            T result = body.run();
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    private <T> T call(String what, SqlCall<T> body) throws LockManagerException {
+        try {
+            return retries.call(what + " in table " + table, JdbcLockStore::isTransient, () -> {
+                try (Connection c = dataSource.getConnection()) {
+                    return body.run(c);
+                }
+            });
+        } catch (LockManagerException e) {
+            throw withSqlState(e);
+        }
+    }
+
+    /** Gives a permanent SQL failure its own code, with the SQL state, instead of a generic connection error. */
+    private static LockManagerException withSqlState(LockManagerException e) {
+        if (!(e.getCause() instanceof SQLException)) {
+            return e;
+        }
+        SQLException sql = (SQLException) e.getCause();
+        ErrorCode code = e.getErrorCode() == ErrorCode.RETRIES_EXHAUSTED ? ErrorCode.RETRIES_EXHAUSTED
+                : isConnectionTrouble(sql) ? ErrorCode.CONNECTION_ERROR : ErrorCode.INTERNAL_ERROR;
+        return new LockManagerException(code, e.getMessage() + " (SQL state " + sql.getSQLState() + ")", sql);
+    }
+
+    private static boolean isUniqueViolation(SQLException e) {
+        return "23505".equals(e.getSQLState()) || e.getErrorCode() == 1062
+                || (e.getSQLState() != null && e.getSQLState().startsWith("23") && e.getMessage() != null
+                && e.getMessage().toLowerCase().contains("unique"));
+    }
+
+    private static boolean isConnectionTrouble(SQLException e) {
+        return e instanceof SQLRecoverableException || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
+    }
+
+    static boolean isTransient(Exception e) {
+        if (!(e instanceof SQLException)) {
+            return false;
+        }
+        SQLException sql = (SQLException) e;
+        String state = sql.getSQLState() == null ? "" : sql.getSQLState();
+        return sql instanceof SQLTransientException || sql instanceof SQLTimeoutException || isConnectionTrouble(sql)
+                || state.equals("40001") || state.equals("40P01") || sql.getErrorCode() == 1213;
+    }
+}
