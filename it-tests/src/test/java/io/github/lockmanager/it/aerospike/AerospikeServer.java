@@ -3,6 +3,8 @@ package io.github.lockmanager.it.aerospike;
 import com.aerospike.client.AerospikeClient;
 import com.aerospike.client.IAerospikeClient;
 import com.aerospike.client.policy.ClientPolicy;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.store.aerospike.AerospikeLockStore;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
@@ -43,6 +45,17 @@ final class AerospikeServer implements ExecutionCondition {
             throw new IllegalStateException(skipReason);
         }
         return client;
+    }
+
+    /** An initialized store whose sets end in {@code suffix}; only for test classes that the condition let run. */
+    static AerospikeLockStore store(String suffix) {
+        AerospikeLockStore store = AerospikeLockStore.builder(client()).namespace(namespace()).setSuffix(suffix).build();
+        try {
+            store.initialize();
+        } catch (LockManagerException e) {
+            throw new IllegalStateException("Aerospike namespace " + namespace() + " is not usable", e);
+        }
+        return store;
     }
 
     static String namespace() {

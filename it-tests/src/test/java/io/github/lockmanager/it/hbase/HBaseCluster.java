@@ -6,8 +6,13 @@ import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.store.hbase.HBaseLockStore;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The HBase every test of this JVM shares: an external cluster when {@code -Dlockmanager.hbase.zookeeper.quorum}
@@ -17,6 +22,7 @@ import java.io.UncheckedIOException;
 final class HBaseCluster {
     static final String QUORUM_PROPERTY = "lockmanager.hbase.zookeeper.quorum";
     private static Connection connection;
+    private static final Map<String, HBaseLockStore> STORES = new ConcurrentHashMap<>();
 
     private HBaseCluster() {
     }
@@ -30,6 +36,19 @@ final class HBaseCluster {
             }
         }
         return connection;
+    }
+
+    /** An initialized store on {@code table}, one per table for the whole test JVM. */
+    static HBaseLockStore store(String table) {
+        return STORES.computeIfAbsent(table, name -> {
+            HBaseLockStore store = HBaseLockStore.builder(connection()).tableName(name).build();
+            try {
+                store.initialize();
+            } catch (LockManagerException e) {
+                throw new IllegalStateException("cannot create HBase table " + name, e);
+            }
+            return store;
+        });
     }
 
     private static Connection connect() throws Exception {

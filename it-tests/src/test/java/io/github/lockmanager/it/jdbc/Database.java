@@ -18,7 +18,7 @@ enum Database {
     H2("jdbc:h2:mem:lockmanager;DB_CLOSE_DELAY=-1", "sa", "lockmanager.h2.url");
 
     private static final Map<Database, HikariDataSource> SHARED = new ConcurrentHashMap<>();
-    private static final Map<Database, JdbcLockStore> CONTRACT_STORES = new ConcurrentHashMap<>();
+    private static final Map<Database, JdbcLockStore> TCK_STORES = new ConcurrentHashMap<>();
 
     private final String url;
     private final String user;
@@ -35,14 +35,14 @@ enum Database {
         return SHARED.computeIfAbsent(this, db -> db.pool(10));
     }
 
-    /** The initialized store the contract suite runs on, one per database. */
-    JdbcLockStore contractStore() {
-        return CONTRACT_STORES.computeIfAbsent(this, db -> {
-            JdbcLockStore store = JdbcLockStore.builder(db.shared()).tableName("lockmanager_contract").build();
+    /** The initialized store the TCK runs on, one per database. */
+    JdbcLockStore tckStore() {
+        return TCK_STORES.computeIfAbsent(this, db -> {
+            JdbcLockStore store = JdbcLockStore.builder(db.shared()).tableName("lockmanager_tck").build();
             try {
                 store.initialize();
             } catch (LockManagerException e) {
-                throw new IllegalStateException("cannot create the contract table on " + db, e);
+                throw new IllegalStateException("cannot create the TCK table on " + db, e);
             }
             return store;
         });

@@ -145,42 +145,6 @@ abstract class JdbcLockStoreContract {
     }
 
     @Test
-    void aLeaseEndsByTheDatabaseClock() throws Exception {
-        LockKey key = key("lease");
-        long start = System.nanoTime();
-        assertThat(store.acquire(request(key, "a"), Duration.ofSeconds(1)).isAcquired()).isTrue();
-        assertThat(store.acquire(request(key, "b"), LEASE).isAcquired()).isFalse();
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.acquire(request(key, "b"), LEASE).isAcquired());
-        assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(1000);
-    }
-
-    @Test
-    void aStaleOwnerCanNeitherReleaseNorRenewAndTokensKeepIncreasing() throws Exception {
-        LockKey key = key("stale");
-        LockRecord old = store.acquire(request(key, "old"), Duration.ofSeconds(1)).record();
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.read(key).isEmpty());
-        LockRecord current = store.acquire(request(key, "new"), LEASE).record();
-
-        assertThat(store.release(old.handle())).isFalse();
-        assertThat(store.renew(List.of(old.handle()), LEASE)).containsEntry(old.handle(), HoldState.LOST);
-        assertThat(store.read(key)).get().extracting(LockRecord::handle).isEqualTo(current.handle());
-        assertThat(current.fencingToken()).isGreaterThan(old.fencingToken());
-
-        assertThat(store.release(current.handle())).isTrue();
-        assertThat(store.acquire(request(key, "next"), LEASE).record().fencingToken())
-                .isGreaterThan(current.fencingToken());
-    }
-
-    @Test
-    void aRepeatedAcquireOfTheSameAcquisitionReportsItAsOurs() throws Exception {
-        LockKey key = key("retry");
-        LockRecord first = store.acquire(request(key, "a"), LEASE).record();
-        AcquireResult again = store.acquire(request(key, "a"), LEASE);
-        assertThat(again.isAcquired()).isTrue();
-        assertThat(again.record().fencingToken()).isEqualTo(first.fencingToken());
-    }
-
-    @Test
     void aBatchOfAnySizeGetsOneAnswerPerLock() throws Exception {
         List<LockHandle> handles = new ArrayList<>();
         for (int i = 0; i < 5; i++) {

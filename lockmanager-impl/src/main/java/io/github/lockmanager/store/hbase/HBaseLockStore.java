@@ -190,14 +190,13 @@ public final class HBaseLockStore implements LockStore {
         long leaseMillis = lease.toMillis();
         return call("acquire lock '" + handle.key().name() + "'", table -> {
             long lockTime = System.currentTimeMillis();
-            RowMutations mutations = new RowMutations(row, 2);
+            RowMutations mutations = new RowMutations(row, 3);
+            mutations.add(leasedOwner(row, owner, leaseMillis));
             mutations.add(new Put(row)
-                    .addColumn(FAMILY, OWNER, owner)
                     .addColumn(FAMILY, NODE, Bytes.toBytes(request.nodeId()))
                     .addColumn(FAMILY, THREAD, Bytes.toBytes(request.threadName()))
                     .addColumn(FAMILY, LOCK_TIME, Bytes.toBytes(lockTime))
-                    .addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis))
-                    .setTTL(leaseMillis));
+                    .addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis)));
             mutations.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
             CheckAndMutateResult written;
             try {
@@ -234,10 +233,10 @@ public final class HBaseLockStore implements LockStore {
             for (LockHandle handle : handles) {
                 byte[] row = rowKey(handle.key().storageKey());
                 byte[] owner = Bytes.toBytes(handle.ownerToken());
-                actions.add(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(new Put(row)
-                        .addColumn(FAMILY, OWNER, owner)
-                        .addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis))
-                        .setTTL(leaseMillis)));
+                RowMutations renewal = new RowMutations(row, 2);
+                renewal.add(leasedOwner(row, owner, leaseMillis));
+                renewal.add(new Put(row).addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis)));
+                actions.add(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(renewal));
                 actions.add(new Get(row).addColumn(FAMILY, ABORT));
             }
             Object[] results = batch(table, actions);
@@ -347,6 +346,14 @@ public final class HBaseLockStore implements LockStore {
     @Override
     public String toString() {
         return "HBaseLockStore[" + tableName + "]";
+    }
+
+    /**
+     * The owner cell with the lease as its TTL, in a Put of its own: a Put's TTL applies to every cell in it, and
+     * the other cells of the lock must not expire while renewals keep the owner cell alive.
+     */
+    private static Put leasedOwner(byte[] row, byte[] owner, long leaseMillis) {
+        return new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(leaseMillis);
     }
 
     private static Get fullRow(byte[] row) {

@@ -64,7 +64,9 @@ public final class InMemoryLockStore implements LockStore {
         AcquireResult[] result = new AcquireResult[1];
         records.compute(request.key(), (key, current) -> {
             if (current != null && current.isLive(now)) {
-                result[0] = AcquireResult.heldBy(current.record());
+                // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
+                result[0] = current.record().handle().equals(request.handle())
+                        ? AcquireResult.acquired(current.record()) : AcquireResult.heldBy(current.record());
                 return current;
             }
             LockRecord created = new LockRecord(request.handle(), request.nodeId(), request.threadName(), time.now(),

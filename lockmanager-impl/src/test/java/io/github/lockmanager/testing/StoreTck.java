@@ -1,0 +1,36 @@
+package io.github.lockmanager.testing;
+
+import io.github.lockmanager.spi.LockStore;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * Everything a store must pass: the SPI rules ({@link LockStoreContract}) and the lock manager's behaviour on it
+ * ({@link LockManagerContract}). A store gets all of it by one small subclass that names the store:
+ *
+ * <pre>{@code
+ * class MyStoreTckTest extends StoreTck {
+ *     protected LockStore store() { return MY_STORE; }
+ * }
+ * }</pre>
+ */
+public abstract class StoreTck {
+
+    /** The real store every test of the subclass shares; initialized. */
+    protected abstract LockStore store();
+
+    @Nested
+    class Spi extends LockStoreContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+
+    @Nested
+    class Engine extends LockManagerContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+}
