@@ -1,0 +1,161 @@
+package io.github.lockmanager.it.cluster;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.hbase.HBaseLockStore;
+import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One node of a multi-process test, run in its own JVM by {@link Children}. Settings come as system properties
+ * ({@code node.*}); it reports on standard output, one event per line, and reads commands from standard input.
+ *
+ * <ul>
+ *   <li>{@code contend}: {@code node.threads} threads take and release the keys {@code hot-0..hot-(n-1)} for
+ *       {@code node.seconds}; each critical section is written to {@code node.out} as
+ *       {@code key token node thread enter exit}, enter and exit stamped by the {@link SharedCounter} at
+ *       {@code node.counter}. Prints {@code DONE <sections>}.</li>
+ *   <li>{@code hold}: a thread takes each key of {@code node.keys} and holds it; prints
+ *       {@code HELD <key> <token>}; when interrupted, {@code INTERRUPTED <key> <epochMillis> lost=<bool>}, then
+ *       unlocks and prints {@code UNLOCKED <key>}. On {@code close} from standard input or SIGTERM it closes its
+ *       manager and prints {@code CLOSED threads=<lockmanager threads still alive>}.</li>
+ * </ul>
+ */
+public final class ClusterNode {
+    private ClusterNode() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        LockStore store = store();
+        LockManager manager = LockManagerBuilder.newBuilder().store(store).clientId(System.getProperty("node.client"))
+                .nodeId(System.getProperty("node.id"))
+                .lease(Duration.ofMillis(Long.getLong("node.lease", 10_000)))
+                .renewalInterval(Duration.ofMillis(Long.getLong("node.renewal", 3_000)))
+                .abortPollInterval(Duration.ofMillis(Long.getLong("node.poll", 500)))
+                .shutdownTimeout(Duration.ofSeconds(5)).build();
+        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        if (System.getProperty("node.mode").equals("contend")) {
+            contend(manager, out);
+            manager.close();
+            System.exit(0);
+        }
+        hold(manager, out);
+    }
+
+    private static LockStore store() throws Exception {
+        String table = System.getProperty("node.table");
+        if (System.getProperty("node.store").equals("hbase")) {
+            Configuration conf = HBaseConfiguration.create();
+            conf.set("hbase.zookeeper.quorum", System.getProperty("node.zk.quorum"));
+            conf.set("hbase.zookeeper.property.clientPort", System.getProperty("node.zk.port"));
+            return HBaseLockStore.builder(ConnectionFactory.createConnection(conf)).tableName(table)
+                    .closeConnectionOnClose(true).build();
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(System.getProperty("node.jdbc.url"));
+        config.setUsername(System.getProperty("node.jdbc.user"));
+        config.setMaximumPoolSize(4);
+        return JdbcLockStore.builder(new HikariDataSource(config)).tableName(table).build();
+    }
+
+    private static void contend(LockManager manager, PrintWriter out) throws Exception {
+        int threads = Integer.getInteger("node.threads", 8);
+        int keys = Integer.getInteger("node.keys", 3);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("node.seconds", 5));
+        AtomicInteger sections = new AtomicInteger();
+        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (SharedCounter counter = new SharedCounter(Path.of(System.getProperty("node.counter")))) {
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                Thread worker = new Thread(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    while (System.nanoTime() < deadline) {
+                        String key = "hot-" + random.nextInt(keys);
+                        try (LockResource lock = manager.lock(key)) {
+                            long enter = counter.next();
+                            TimeUnit.MICROSECONDS.sleep(random.nextInt(2_000));
+                            long exit = counter.next();
+                            lines.add(key + " " + lock.getFencingToken() + " " + manager.getNodeId() + " "
+                                    + Thread.currentThread().getName() + " " + enter + " " + exit);
+                            sections.incrementAndGet();
+                        } catch (AlreadyLockedException e) {
+                            try {
+                                TimeUnit.MICROSECONDS.sleep(random.nextInt(3_000));
+                            } catch (InterruptedException interrupted) {
+                                return;
+                            }
+                        } catch (InterruptedException e) {
+                            return;
+                        } catch (Exception e) {
+                            out.println("ERROR " + e);
+                        }
+                    }
+                }, manager.getNodeId() + "-worker-" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+        }
+        Files.write(Path.of(System.getProperty("node.out")), lines);
+        out.println("DONE " + sections.get());
+    }
+
+    private static void hold(LockManager manager, PrintWriter out) throws Exception {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> closeAndReport(manager, out), "node-shutdown"));
+        for (String key : System.getProperty("node.keys").split(",")) {
+            Thread holder = new Thread(() -> {
+                LockResource lock = null;
+                try {
+                    lock = manager.lock(key);
+                    out.println("HELD " + key + " " + lock.getFencingToken());
+                    new java.util.concurrent.CountDownLatch(1).await();
+                } catch (InterruptedException e) {
+                    out.println("INTERRUPTED " + key + " " + System.currentTimeMillis() + " lost=" + lock.isLost());
+                } catch (Exception e) {
+                    out.println("ERROR " + key + " " + e);
+                } finally {
+                    if (lock != null) {
+                        lock.close();
+                        out.println("UNLOCKED " + key);
+                    }
+                }
+            }, "holder-" + key);
+            holder.start();
+        }
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.equals("close")) {
+                System.exit(0);
+            }
+        }
+    }
+
+    private static void closeAndReport(LockManager manager, PrintWriter out) {
+        manager.close();
+        long alive = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("lockmanager-")).count();
+        out.println("CLOSED threads=" + alive);
+    }
+}

@@ -1,0 +1,107 @@
+package io.github.lockmanager.it.cluster;
+
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three node processes with eight threads each take and release three hot keys for a few seconds, on HBase and
+ * on PostgreSQL; a checker then proves from the recorded critical sections that the lock was a lock.
+ */
+class MultiProcessClusterTest {
+    private static final int NODES = 3;
+    private static final int THREADS = 8;
+    private static final int SECONDS = 6;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void onHBase() throws Exception {
+        Stores.Target target = Stores.hbase("lockmanager_cluster");
+        runAndCheck(target);
+    }
+
+    @Test
+    void onPostgres() throws Exception {
+        runAndCheck(Stores.postgres("lockmanager_cluster", Stores.POSTGRES_PORT));
+    }
+
+    private void runAndCheck(Stores.Target target) throws Exception {
+        String client = "cluster-" + UUID.randomUUID().toString().substring(0, 8);
+        Path counter = dir.resolve("counter");
+        List<Path> outputs = new ArrayList<>();
+        try (Children children = new Children(dir)) {
+            List<Children.Child> nodes = new ArrayList<>();
+            for (int n = 0; n < NODES; n++) {
+                Path out = dir.resolve("node" + n + ".sections");
+                outputs.add(out);
+                Map<String, String> settings = target.settings(client, "node" + n);
+                settings.put("node.mode", "contend");
+                settings.put("node.threads", Integer.toString(THREADS));
+                settings.put("node.seconds", Integer.toString(SECONDS));
+                settings.put("node.counter", counter.toString());
+                settings.put("node.out", out.toString());
+                nodes.add(children.start(settings));
+            }
+            for (Children.Child node : nodes) {
+                node.await("DONE", Duration.ofMinutes(2));
+            }
+        }
+        List<Section> sections = new ArrayList<>();
+        for (Path output : outputs) {
+            for (String line : Files.readAllLines(output)) {
+                sections.add(Section.parse(line));
+            }
+        }
+        Map<String, List<Section>> byKey = new HashMap<>();
+        sections.forEach(s -> byKey.computeIfAbsent(s.key, k -> new ArrayList<>()).add(s));
+        int overlaps = 0;
+        int tokenInversions = 0;
+        for (List<Section> onKey : byKey.values()) {
+            onKey.sort(Comparator.comparingLong(s -> s.enter));
+            for (int i = 1; i < onKey.size(); i++) {
+                Section before = onKey.get(i - 1);
+                Section after = onKey.get(i);
+                if (before.exit > after.enter) {
+                    overlaps++;
+                }
+                if (after.token <= before.token) {
+                    tokenInversions++;
+                }
+            }
+        }
+        long nodesSeen = sections.stream().map(s -> s.node).distinct().count();
+        LockStore store = target.store();
+        List<LockRecord> left = store.list().stream().filter(r -> r.key().clientId().equals(client)).toList();
+        System.out.printf("%s: %d processes x %d threads, %d keys, %d s: %d critical sections checked, %d overlaps, "
+                        + "%d token inversions, %d locks left in the store%n", target.name(), NODES, THREADS,
+                byKey.size(), SECONDS, sections.size(), overlaps, tokenInversions, left.size());
+
+        assertThat(sections.size()).as("critical sections").isGreaterThan(100);
+        assertThat(nodesSeen).as("nodes that got a lock").isEqualTo(NODES);
+        assertThat(overlaps).as("overlapping critical sections on one key").isZero();
+        assertThat(tokenInversions).as("tokens not increasing in critical-section order").isZero();
+        assertThat(left).as("locks left in the store").isEmpty();
+    }
+
+    private record Section(String key, long token, String node, String thread, long enter, long exit) {
+        static Section parse(String line) {
+            String[] f = line.split(" ");
+            return new Section(f[0], Long.parseLong(f[1]), f[2], f[3], Long.parseLong(f[4]), Long.parseLong(f[5]));
+        }
+    }
+}

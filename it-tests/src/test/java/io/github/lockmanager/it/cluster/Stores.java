@@ -1,0 +1,91 @@
+package io.github.lockmanager.it.cluster;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.hbase.HBaseLockStore;
+import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import org.apache.hadoop.conf.Configuration;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** The stores the process tests run on, as settings for a {@link ClusterNode} and as a store for the test itself. */
+final class Stores {
+    static final int POSTGRES_PORT = 5432;
+
+    private Stores() {
+    }
+
+    interface Target {
+        String name();
+
+        /** The {@code node.*} settings of a node of this store. */
+        Map<String, String> settings(String client, String nodeId);
+
+        /** The same store, seen from the test. */
+        LockStore store() throws LockManagerException;
+    }
+
+    static Target hbase(String table) {
+        Configuration conf = io.github.lockmanager.it.hbase.HBaseClusterAccess.connection().getConfiguration();
+        return new Target() {
+            @Override
+            public String name() {
+                return "HBase";
+            }
+
+            @Override
+            public Map<String, String> settings(String client, String nodeId) {
+                Map<String, String> settings = common(client, nodeId, table);
+                settings.put("node.store", "hbase");
+                settings.put("node.zk.quorum", conf.get("hbase.zookeeper.quorum"));
+                settings.put("node.zk.port", conf.get("hbase.zookeeper.property.clientPort"));
+                return settings;
+            }
+
+            @Override
+            public LockStore store() throws LockManagerException {
+                HBaseLockStore store = HBaseLockStore.builder(io.github.lockmanager.it.hbase.HBaseClusterAccess.connection())
+                        .tableName(table).build();
+                store.initialize();
+                return store;
+            }
+        };
+    }
+
+    /** PostgreSQL's {@code test} database, reached on {@code port} (5432, or a proxy in front of it). */
+    static Target postgres(String table, int port) {
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/test";
+        return new Target() {
+            @Override
+            public String name() {
+                return "PostgreSQL";
+            }
+
+            @Override
+            public Map<String, String> settings(String client, String nodeId) {
+                Map<String, String> settings = common(client, nodeId, table);
+                settings.put("node.store", "jdbc");
+                settings.put("node.jdbc.url", url);
+                settings.put("node.jdbc.user", "postgres");
+                return settings;
+            }
+
+            @Override
+            public LockStore store() throws LockManagerException {
+                JdbcLockStore store = JdbcLockStore.builder(io.github.lockmanager.it.jdbc.DatabaseAccess.postgres())
+                        .tableName(table).build();
+                store.initialize();
+                return store;
+            }
+        };
+    }
+
+    private static Map<String, String> common(String client, String nodeId, String table) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("node.client", client);
+        settings.put("node.id", nodeId);
+        settings.put("node.table", table);
+        return settings;
+    }
+}

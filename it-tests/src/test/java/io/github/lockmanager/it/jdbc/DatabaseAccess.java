@@ -1,0 +1,13 @@
+package io.github.lockmanager.it.jdbc;
+
+import javax.sql.DataSource;
+
+/** The test JVM's database pools, for tests in other packages. */
+public final class DatabaseAccess {
+    private DatabaseAccess() {
+    }
+
+    public static DataSource postgres() {
+        return Database.POSTGRES.shared();
+    }
+}
