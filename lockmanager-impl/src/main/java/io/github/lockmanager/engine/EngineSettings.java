@@ -20,10 +20,11 @@ record EngineSettings(LockStore store, String clientId, String farmId, String no
 
     /**
      * How long before the known end of a lease an unconfirmed lock is declared lost: the holder must hear of
-     * it before another node can take the key, despite scheduling delays and clock-rate differences.
+     * it before another node can take the key, despite a loaded machine's scheduling delays and clock-rate
+     * differences, while renewal (every third of the lease at most, retried each tick) still gets two chances.
      */
     Duration lossMargin() {
-        return lease.dividedBy(10);
+        return lease.dividedBy(5);
     }
 
     /** How often the watchdog looks for leases that are about to end unconfirmed: at least as often as the keeper runs. */

@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MultiProcessClusterTest {
     private static final int NODES = 3;
     private static final int THREADS = 8;
-    private static final int SECONDS = 6;
+    /** Seconds each node contends; the {@code soak} profile makes it long. */
+    private static final int SECONDS = Integer.getInteger("lockmanager.cluster.seconds", 6);
 
     @TempDir
     Path dir;

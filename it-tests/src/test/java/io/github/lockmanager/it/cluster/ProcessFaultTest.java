@@ -1,0 +1,147 @@
+package io.github.lockmanager.it.cluster;
+
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.utils.LockManagerUtils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Node processes that crash, pause, are aborted from elsewhere or shut down, on PostgreSQL. */
+class ProcessFaultTest {
+    private static final long LEASE = 3_000;
+    private static final long RENEWAL = 1_000;
+    private static final long POLL = 500;
+    private static final Duration REPORT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+    private final Stores.Target postgres = Stores.postgres("lockmanager_faults", Stores.POSTGRES_PORT);
+    private String client;
+    private Children children;
+    private LockStore store;
+    private LockManager survivor;
+
+    @BeforeEach
+    void start() throws Exception {
+        client = "faults-" + UUID.randomUUID().toString().substring(0, 8);
+        children = new Children(dir);
+        store = postgres.store();
+        survivor = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId("survivor")
+                .lease(Duration.ofMillis(LEASE)).renewalInterval(Duration.ofMillis(RENEWAL)).build();
+    }
+
+    @AfterEach
+    void stop() {
+        children.close();
+        survivor.close();
+    }
+
+    private Children.Child holder(String nodeId, String keys, long renewal) throws Exception {
+        Map<String, String> settings = postgres.settings(client, nodeId);
+        settings.put("node.mode", "hold");
+        settings.put("node.keys", keys);
+        settings.put("node.lease", Long.toString(LEASE));
+        settings.put("node.renewal", Long.toString(renewal));
+        settings.put("node.poll", Long.toString(POLL));
+        return children.start(settings);
+    }
+
+    private static long token(String heldLine) {
+        return Long.parseLong(heldLine.split(" ")[2]);
+    }
+
+    private LockKey key(String name) {
+        return LockKey.dc("default", client, name);
+    }
+
+    @Test
+    void aKilledNodesLockIsTakenOverAfterItsLeaseAndNotBefore() throws Exception {
+        Children.Child victim = holder("victim", "k", RENEWAL);
+        victim.await("HELD k", REPORT);
+
+        victim.process.destroyForcibly().waitFor();
+        long killed = System.nanoTime();
+        Instant leaseEnd = store.read(key("k")).orElseThrow().expirationTime();
+
+        try (LockResource taken = LockManagerUtils.waitForLock(survivor, "k", 20, 30_000)) {
+            long takeover = (System.nanoTime() - killed) / 1_000_000;
+            Instant lockedAt = store.read(key("k")).orElseThrow().lockTime();
+            long sinceLastRenewal = Duration.between(leaseEnd.minusMillis(LEASE), lockedAt).toMillis();
+            System.out.printf("kill -9: lock taken over %d ms after the kill, %d ms after the victim's last renewal "
+                    + "(lease %d ms, renewal every %d ms)%n", takeover, sinceLastRenewal, LEASE, RENEWAL);
+            assertThat(lockedAt).as("not before the victim's lease ended (database clock)").isAfterOrEqualTo(leaseEnd);
+            assertThat(sinceLastRenewal).isBetween(LEASE, LEASE + 1_500);
+            assertThat(takeover).isLessThanOrEqualTo(LEASE + RENEWAL + 1_500);
+        }
+    }
+
+    @Test
+    void aNodePausedPastItsLeaseLearnsItsLockIsLostAndItsLateUnlockTouchesNothing() throws Exception {
+        Children.Child paused = holder("paused", "k", RENEWAL);
+        long pausedToken = token(paused.await("HELD k", REPORT));
+
+        paused.signal("STOP");
+        LockResource taken = LockManagerUtils.waitForLock(survivor, "k", 20, 30_000);
+        paused.signal("CONT");
+
+        String interrupted = paused.await("INTERRUPTED k", REPORT);
+        paused.await("UNLOCKED k", REPORT);
+        LockRecord now = store.read(key("k")).orElseThrow();
+        System.out.printf("SIGSTOP past the lease: paused node's token %d, new holder's %d; after SIGCONT: %s%n",
+                pausedToken, taken.getFencingToken(), interrupted);
+        assertThat(interrupted).endsWith("lost=true");
+        assertThat(now.nodeId()).as("the new holder's lock survives the late unlock").isEqualTo("survivor");
+        assertThat(now.fencingToken()).isEqualTo(taken.getFencingToken());
+        assertThat(pausedToken).isLessThan(taken.getFencingToken());
+        taken.close();
+    }
+
+    @Test
+    void anAbortFromAnotherProcessInterruptsTheHolderWithinThePollInterval() throws Exception {
+        Children.Child worker = holder("worker", "k", LEASE / 3);
+        worker.await("HELD k", REPORT);
+
+        long asked = System.currentTimeMillis();
+        survivor.abort("k");
+        String interrupted = worker.await("INTERRUPTED k", REPORT);
+        long delay = Long.parseLong(interrupted.split(" ")[2]) - asked;
+        worker.await("UNLOCKED k", REPORT);
+
+        System.out.printf("abort across processes: holder interrupted %d ms after the request (abort poll %d ms)%n",
+                delay, POLL);
+        assertThat(delay).isLessThanOrEqualTo(POLL + 1_000);
+        assertThat(interrupted).endsWith("lost=false");
+        assertThat(survivor.lock("k").isNewLock()).isTrue();
+    }
+
+    @Test
+    void aNodeShutDownBySigtermReleasesItsLocksAndLeavesNoThread() throws Exception {
+        Children.Child leaving = holder("leaving", "a,b,c", RENEWAL);
+        for (int held = 0; held < 3; held++) {
+            leaving.await("HELD ", REPORT);
+        }
+
+        leaving.signal("TERM");
+
+        String closed = leaving.await("CLOSED", REPORT);
+        leaving.process.waitFor();
+        System.out.printf("SIGTERM: %s; locks of the node left in the store: %d%n", closed,
+                survivor.getLocks().size());
+        assertThat(closed).isEqualTo("CLOSED threads=0");
+        assertThat(survivor.getLocks()).isEmpty();
+    }
+}
