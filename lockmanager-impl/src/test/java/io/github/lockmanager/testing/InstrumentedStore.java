@@ -7,23 +7,20 @@ import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
-import io.github.lockmanager.store.support.ForwardingLockStore;
+import io.github.lockmanager.store.support.CountingLockStore;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Wraps a real store for tests: counts every call by operation, and injects the faults a real store cannot
  * produce on demand (unreachable, renewal answered "lost", an acquire that applies but reports a timeout).
  * Each node of a test gets its own instance around the one shared store.
  */
-public final class InstrumentedStore extends ForwardingLockStore {
-    private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+public final class InstrumentedStore extends CountingLockStore {
     private final List<Integer> renewBatchSizes = new CopyOnWriteArrayList<>();
     private volatile boolean unreachable;
     private volatile boolean renewalsLost;
@@ -35,7 +32,7 @@ public final class InstrumentedStore extends ForwardingLockStore {
 
     @Override
     protected void before(String operation) throws LockManagerException {
-        calls.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet();
+        super.before(operation);
         if (unreachable) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: store unreachable (" + operation + ")");
         }
@@ -63,20 +60,9 @@ public final class InstrumentedStore extends ForwardingLockStore {
         return lost;
     }
 
-    /** How many times {@code operation} (an SPI method name) was called. */
-    public int calls(String operation) {
-        AtomicInteger n = calls.get(operation);
-        return n == null ? 0 : n.get();
-    }
-
     /** How many locks each renew call carried, in call order. */
     public List<Integer> renewBatchSizes() {
         return List.copyOf(renewBatchSizes);
-    }
-
-    /** All calls of every operation. */
-    public int totalCalls() {
-        return calls.values().stream().mapToInt(AtomicInteger::get).sum();
     }
 
     public void setUnreachable(boolean unreachable) {

@@ -137,7 +137,7 @@ public abstract class LockManagerContract {
         LockManager b = node("b");
 
         LockResource first = a.lock("job");
-        int callsAfterFirst = store.totalCalls();
+        long callsAfterFirst = store.totalCalls();
         LockResource second = a.lock("job");
         LockResource third = a.lock("job");
 
@@ -212,7 +212,7 @@ public abstract class LockManagerContract {
         InstrumentedStore store = new InstrumentedStore(store());
         LockManager a = start(nodeBuilder("a", store));
         holdInThread(a, "job");
-        int acquiresBefore = store.calls("acquire");
+        long acquiresBefore = store.calls("acquire");
 
         assertThatThrownBy(() -> a.lock("job"))
                 .isInstanceOfSatisfying(AlreadyLockedException.class, e -> {

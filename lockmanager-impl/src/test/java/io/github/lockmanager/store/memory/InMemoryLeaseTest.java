@@ -116,7 +116,7 @@ class InMemoryLeaseTest {
 
         // declared lost a fifth of the lease before its end: not at 75 %, but by 81 %
         time.advance(LEASE.multipliedBy(75).dividedBy(100));
-        int calls = cutOff.totalCalls();
+        long calls = cutOff.totalCalls();
         await().atMost(Duration.ofSeconds(10)).until(() -> cutOff.totalCalls() >= calls + 5);
         assertThat(lock.isLost()).as("not lost while the lease has time left").isFalse();
 

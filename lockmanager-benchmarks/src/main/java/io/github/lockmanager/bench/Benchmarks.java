@@ -1,0 +1,121 @@
+package io.github.lockmanager.bench;
+
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs every figure and writes the table to {@code -Dbench.out} (default {@code target/benchmarks.md}).
+ * {@code -Dbench.smoke=true} runs the same code at a size that takes seconds.
+ */
+public final class Benchmarks {
+    static final String COMMAND = "mvn -q -pl lockmanager-benchmarks -am -DskipTests -Pbench verify";
+
+    private Benchmarks() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Settings settings = Boolean.getBoolean("bench.smoke") ? Settings.smokeRun() : Settings.fullRun();
+        Path out = Path.of(System.getProperty("bench.out", "target/benchmarks.md"));
+        List<String> versions = new java.util.ArrayList<>();
+        Report report = run(settings, versions);
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, document(report, versions), StandardCharsets.UTF_8);
+        System.out.println("Wrote " + out.toAbsolutePath());
+        System.exit(0);
+    }
+
+    /** Runs every figure; {@code versions} receives the store versions measured. */
+    static Report run(Settings settings, List<String> versions) throws Exception {
+        Report report = new Report();
+        jmh(settings, report);
+        HeapBench.run(settings, report);
+        try (InMemorySubject memory = new InMemorySubject()) {
+            new StoreBench(memory, settings, report).run();
+        }
+        try (PostgresSubject postgres = new PostgresSubject()) {
+            versions.add(postgres.version());
+            new StoreBench(postgres, settings, report).run();
+        }
+        if (settings.hbase()) {
+            try (HBaseSubject hbase = new HBaseSubject()) {
+                versions.add(HBaseSubject.version());
+                new StoreBench(hbase, settings, report).run();
+            }
+        }
+        return report;
+    }
+
+    /** Figures 1 and 2 (in memory) with JMH: in a forked JVM for the real run, in this one for the smoke run. */
+    private static void jmh(Settings settings, Report report) throws Exception {
+        Options options = new OptionsBuilder().include(ReentryBenchmark.class.getName())
+                .forks(settings.smoke() ? 0 : 1)
+                .warmupIterations(settings.smoke() ? 1 : 3)
+                .warmupTime(TimeValue.milliseconds(settings.smoke() ? 50 : 1_000))
+                .measurementIterations(settings.smoke() ? 1 : 5)
+                .measurementTime(TimeValue.milliseconds(settings.smoke() ? 50 : 1_000))
+                .build();
+        Map<String, Double> nanos = new HashMap<>();
+        for (RunResult result : new Runner(options).run()) {
+            String label = result.getParams().getBenchmark();
+            nanos.put(label.substring(label.lastIndexOf('.') + 1), result.getPrimaryResult().getScore());
+        }
+        report.add("1. re-entrant lock+unlock", "in-memory", Report.nanos(nanos.get("reentrantLockManager")),
+                Report.nanos(nanos.get("reentrantJdkLock")),
+                nanos.get("reentrantLockManager") / nanos.get("reentrantJdkLock"),
+                "JMH average time; baseline java.util.concurrent.locks.ReentrantLock lock+unlock; no store call");
+        report.add("2. uncontended lock+unlock (JMH)", "in-memory", Report.nanos(nanos.get("inMemoryLockUnlock")),
+                Report.nanos(nanos.get("mapPutRemove")), nanos.get("inMemoryLockUnlock") / nanos.get("mapPutRemove"),
+                "JMH average time; baseline ConcurrentHashMap put + remove");
+    }
+
+    private static String document(Report report, List<String> versions) {
+        Runtime runtime = Runtime.getRuntime();
+        return "# Benchmarks\n\n"
+                + "What lockmanager costs, each figure measured in the same run next to the baseline it is compared with, "
+                + "and reported as a ratio (ours / baseline; below 1 is cheaper or faster than the baseline, except for "
+                + "throughput, where above 1 is faster). Our machines are shared and noisy: take the absolute times as "
+                + "context, the ratios as the result. No test asserts any of these times.\n\n"
+                + "Reproduce (PostgreSQL on 127.0.0.1:5432, database `test`, user `postgres`; the HBase mini cluster is "
+                + "started by the run; about 10 minutes):\n\n    " + COMMAND + "\n\n"
+                + "Machine: " + runtime.availableProcessors() + " cores (" + cpuModel() + "), " + System.getProperty("os.name")
+                + " " + System.getProperty("os.version") + ", Java " + System.getProperty("java.version") + " ("
+                + System.getProperty("java.vm.name") + "), max heap " + runtime.maxMemory() / (1024 * 1024) + " MiB; "
+                + String.join("; ", versions) + ". Run on " + LocalDate.now() + ".\n\n"
+                + report.table()
+                + "\nHow each figure is taken:\n\n"
+                + "1. JMH, one fork, 3 × 1 s warm-up, 5 × 1 s measurement: a thread that holds the key locks and unlocks it "
+                + "again, against `ReentrantLock`.\n"
+                + "2. One thread takes and releases one key: the manager (acquire, release; store calls counted) against "
+                + "the raw store operations such a cycle needs, alternated in 5 rounds on the same store instance.\n"
+                + "3. A manager holding N locks (batch size 200): the duration of one renewal cycle of its keeper, from "
+                + "the first renew call to the end of the last, and the calls counted; against renewing the same locks "
+                + "with one store call each, as a per-lock heartbeat does.\n"
+                + "4. Median of the rounds: the time from a holder's release to the waiter's `waitForLock` returning, "
+                + "against the wait interval the waiter was given.\n"
+                + "5. Eight threads, each on its own key, for a few seconds: manager lock+unlock against the raw cycle.\n"
+                + "6. Heap after full GCs, before and after taking the locks (keys allocated beforehand), against a "
+                + "`ConcurrentHashMap` holding the same keys.\n"
+                + "7. Locks created directly in the store by 8 threads (10,000 on HBase, where creating 100,000 one by one "
+                + "would dominate the run): `getLocks()` against a raw scan of the live records of the same store.\n";
+    }
+
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown CPU");
+        } catch (java.io.IOException e) {
+            return "unknown CPU";
+        }
+    }
+}

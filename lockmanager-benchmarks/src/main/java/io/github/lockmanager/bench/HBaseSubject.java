@@ -1,0 +1,93 @@
+package io.github.lockmanager.bench;
+
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.hbase.HBaseLockStore;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.VersionInfo;
+
+import java.io.IOException;
+
+/**
+ * An HBase mini cluster started for the run. The raw baseline is a check-and-mutate put if absent plus a
+ * check-and-mutate delete on the store's own table, and the raw scan the store's scan without turning rows into
+ * locks.
+ */
+final class HBaseSubject implements Subject {
+    private static final TableName TABLE = TableName.valueOf("bench_locks");
+    private static final byte[] FAMILY = Bytes.toBytes("D");
+    private static final byte[] OWNER = Bytes.toBytes("o");
+    private final HBaseTestingUtility cluster = new HBaseTestingUtility();
+    private final HBaseLockStore store;
+    private final Table table;
+
+    HBaseSubject() throws Exception {
+        cluster.startMiniCluster();
+        store = HBaseLockStore.builder(cluster.getConnection()).tableName(TABLE.getNameAsString()).build();
+        store.initialize();
+        table = cluster.getConnection().getTable(TABLE);
+    }
+
+    static String version() {
+        return "HBase " + VersionInfo.getVersion() + " mini cluster";
+    }
+
+    @Override
+    public String name() {
+        return "HBase";
+    }
+
+    @Override
+    public LockStore store() {
+        return store;
+    }
+
+    @Override
+    public String rawCycleDescription() {
+        return "checkAndMutate put if absent + checkAndMutate delete if owner";
+    }
+
+    @Override
+    public void rawCycle(String key, String owner) throws IOException {
+        byte[] row = Bytes.toBytes("raw#" + key);
+        byte[] value = Bytes.toBytes(owner);
+        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(FAMILY, OWNER)
+                .build(new Put(row).addColumn(FAMILY, OWNER, value)));
+        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, value)
+                .build(new Delete(row).addColumns(FAMILY, OWNER)));
+    }
+
+    @Override
+    public long rawScan() throws IOException {
+        SingleColumnValueFilter live = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.NOT_EQUAL, new byte[0]);
+        live.setFilterIfMissing(true);
+        long rows = 0;
+        try (ResultScanner scanner = table.getScanner(new Scan().addFamily(FAMILY).setFilter(live).setCaching(500))) {
+            for (Result ignored : scanner) {
+                rows++;
+            }
+        }
+        return rows;
+    }
+
+    @Override
+    public int listSize(Settings settings) {
+        return settings.hbaseListSize();
+    }
+
+    @Override
+    public void close() throws Exception {
+        table.close();
+        cluster.shutdownMiniCluster();
+    }
+}

@@ -1,0 +1,47 @@
+package io.github.lockmanager.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The figures of one run, each next to its baseline, as a Markdown table. */
+final class Report {
+    record Row(String figure, String store, String ours, String baseline, double ratio, String note) {
+    }
+
+    private final List<Row> rows = new ArrayList<>();
+
+    void add(String figure, String store, String ours, String baseline, double ratio, String note) {
+        Row row = new Row(figure, store, ours, baseline, ratio, note);
+        rows.add(row);
+        System.out.printf(Locale.ROOT, "%-28s %-11s ours %-22s baseline %-22s ratio %8.2f  %s%n", figure, store,
+                ours, baseline, ratio, note);
+    }
+
+    List<Row> rows() {
+        return List.copyOf(rows);
+    }
+
+    String table() {
+        StringBuilder md = new StringBuilder();
+        md.append("| Figure | Store | Ours | Baseline | Ratio (ours / baseline) | Notes |\n");
+        md.append("|---|---|---|---|---|---|\n");
+        for (Row row : rows) {
+            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f | %s |%n", row.figure(), row.store(),
+                    row.ours(), row.baseline(), row.ratio(), row.note()));
+        }
+        return md.toString();
+    }
+
+    static String micros(double nanos) {
+        return String.format(Locale.ROOT, "%.1f µs", nanos / 1_000);
+    }
+
+    static String nanos(double nanos) {
+        return String.format(Locale.ROOT, "%.1f ns", nanos);
+    }
+
+    static String millis(double nanos) {
+        return String.format(Locale.ROOT, "%.1f ms", nanos / 1_000_000);
+    }
+}

@@ -1,0 +1,273 @@
+package io.github.lockmanager.bench;
+
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.CountingLockStore;
+import io.github.lockmanager.utils.LockManagerUtils;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Figures 2, 3, 4, 5 and 7 on one store, each next to its baseline on the same store instance. */
+final class StoreBench {
+    private static final Duration LONG_LEASE = Duration.ofMinutes(10);
+    private static final int BATCH = 200;
+
+    private final Subject subject;
+    private final Settings settings;
+    private final Report report;
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+
+    StoreBench(Subject subject, Settings settings, Report report) {
+        this.subject = subject;
+        this.settings = settings;
+        this.report = report;
+    }
+
+    void run() throws Exception {
+        cycle();
+        renewal(settings.renewSmall());
+        renewal(settings.renewLarge());
+        handoff();
+        throughput();
+        listing();
+    }
+
+    private LockManager manager(LockStore store, String node, String client, Duration renewal) throws LockException {
+        return LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LONG_LEASE)
+                .renewalInterval(renewal).abortPollInterval(renewal).renewalBatchSize(BATCH)
+                .shutdownTimeout(Duration.ofSeconds(1)).build();
+    }
+
+    private String client(String figure) {
+        return "bench-" + figure + "-" + run;
+    }
+
+    /** Figure 2: one uncontended lock+unlock against the raw store operations it needs. */
+    private void cycle() throws Exception {
+        CountingLockStore counted = new CountingLockStore(subject.store());
+        try (LockManager manager = manager(counted, "cycle", client("cycle"), Duration.ofMinutes(3))) {
+            int n = Math.max(1, settings.cycles() / 5);
+            for (int i = 0; i < n; i++) {
+                manager.lock("cycle").close();
+                subject.rawCycle("cycle-" + run, "warm" + i);
+            }
+            long calls = counted.totalCalls();
+            long ours = 0;
+            long raw = 0;
+            for (int round = 0; round < 5; round++) {
+                long start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    manager.lock("cycle").close();
+                }
+                ours += System.nanoTime() - start;
+                start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    subject.rawCycle("cycle-" + run, "o" + round + "-" + i);
+                }
+                raw += System.nanoTime() - start;
+            }
+            double perCycle = (double) (counted.totalCalls() - calls) / (5.0 * n);
+            report.add("2. uncontended lock+unlock", subject.name(), Report.micros(ours / (5.0 * n)),
+                    Report.micros(raw / (5.0 * n)), (double) ours / raw, String.format(Locale.ROOT,
+                            "store calls per cycle: %.2f (target 2); baseline: %s", perCycle,
+                            subject.rawCycleDescription()));
+        }
+    }
+
+    /** Figure 3: one renewal cycle of {@code n} held locks, against renewing them one call per lock. */
+    private void renewal(int n) throws Exception {
+        TimedStore timed = new TimedStore(subject.store());
+        String client = client("renew" + n);
+        try (LockManager manager = manager(timed, "renewer", client, Duration.ofSeconds(2))) {
+            for (int i = 0; i < n; i++) {
+                manager.lock("r-" + i);
+            }
+            long acquired = System.nanoTime();
+            List<TimedStore.Span> cycle = awaitFullCycle(timed, acquired, n);
+            long ours = cycle.get(cycle.size() - 1).endNanos() - cycle.get(0).startNanos();
+
+            List<LockHandle> handles = subject.store().list().stream().filter(r -> r.key().clientId().equals(client))
+                    .map(LockRecord::handle).toList();
+            long start = System.nanoTime();
+            for (LockHandle handle : handles) {
+                subject.store().renew(List.of(handle), LONG_LEASE);
+            }
+            long perLock = System.nanoTime() - start;
+            report.add("3. renewal cycle, " + n + " locks", subject.name(),
+                    cycle.size() + " calls, " + Report.millis(ours), handles.size() + " calls, " + Report.millis(perLock),
+                    (double) ours / perLock, String.format(Locale.ROOT, "batch %d: ⌈%d/%d⌉ = %d calls expected, %d "
+                            + "counted; baseline: one renew call per lock", BATCH, n, BATCH, (n + BATCH - 1) / BATCH,
+                            cycle.size()));
+        }
+    }
+
+    /**
+     * The renew calls of the first cycle that started after {@code after} and carried all {@code n} locks; the
+     * keeper runs a cycle's calls back to back and waits the renewal interval between cycles.
+     */
+    private static List<TimedStore.Span> awaitFullCycle(TimedStore timed, long after, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            List<TimedStore.Span> cycle = new ArrayList<>();
+            int locks = 0;
+            for (TimedStore.Span span : timed.renewals()) {
+                if (span.startNanos() < after) {
+                    continue;
+                }
+                boolean newCycle = !cycle.isEmpty()
+                        && span.startNanos() - cycle.get(cycle.size() - 1).endNanos() > TimeUnit.MILLISECONDS.toNanos(1000);
+                if (newCycle) {
+                    if (locks == n) {
+                        return cycle;
+                    }
+                    cycle.clear();
+                    locks = 0;
+                }
+                cycle.add(span);
+                locks += span.locks();
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        throw new IllegalStateException("no complete renewal cycle of " + n + " locks within 5 minutes");
+    }
+
+    /** Figure 4: how soon a waiter gets a released lock, on the same node and from another node. */
+    private void handoff() throws Exception {
+        String client = client("handoff");
+        try (LockManager a = manager(subject.store(), "handoff-a", client, Duration.ofMinutes(3));
+             LockManager b = manager(subject.store(), "handoff-b", client, Duration.ofMinutes(3))) {
+            long sameNode = medianHandoff(a, a, 1_000);
+            report.add("4. hand-off, same node", subject.name(), Report.millis(sameNode), "wait interval 1000 ms",
+                    sameNode / 1e9, "waitForLock wakes on the local release instead of sleeping out its interval");
+            long crossNode = medianHandoff(a, b, 200);
+            report.add("4. hand-off, across nodes", subject.name(), Report.millis(crossNode), "wait interval 200 ms",
+                    crossNode / 2e8, "another node polls: expect about half an interval plus a store call");
+        }
+    }
+
+    private long medianHandoff(LockManager holder, LockManager waiter, long intervalMillis) throws Exception {
+        long[] latencies = new long[settings.handoffRounds()];
+        for (int round = 0; round < latencies.length; round++) {
+            String key = "handoff-" + round;
+            LockResource held = holder.lock(key);
+            AtomicLong got = new AtomicLong();
+            Thread waiting = new Thread(() -> {
+                try (LockResource ignored = LockManagerUtils.waitForLock(waiter, key, intervalMillis, 30_000)) {
+                    got.set(System.nanoTime());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "bench-waiter");
+            waiting.start();
+            while (waiting.getState() != Thread.State.TIMED_WAITING) {
+                Thread.onSpinWait();
+            }
+            TimeUnit.MILLISECONDS.sleep(intervalMillis / 3 + 10);
+            long released = System.nanoTime();
+            held.close();
+            waiting.join();
+            latencies[round] = got.get() - released;
+        }
+        Arrays.sort(latencies);
+        return latencies[latencies.length / 2];
+    }
+
+    /** Figure 5: eight threads on distinct keys, lock+unlock against the raw operations. */
+    private void throughput() throws Exception {
+        try (LockManager manager = manager(subject.store(), "throughput", client("tp"), Duration.ofMinutes(3))) {
+            double ours = perSecond(t -> manager.lock("tp-" + t).close());
+            double raw = perSecond(t -> subject.rawCycle("tp-" + run + "-" + t, "owner-" + t));
+            report.add("5. throughput, 8 threads", subject.name(), String.format(Locale.ROOT, "%.0f ops/s", ours),
+                    String.format(Locale.ROOT, "%.0f ops/s", raw), ours / raw,
+                    "distinct keys; baseline: " + subject.rawCycleDescription());
+        }
+    }
+
+    @FunctionalInterface
+    private interface PerThread {
+        void cycle(int thread) throws Exception;
+    }
+
+    private double perSecond(PerThread cycle) throws Exception {
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long deadline = System.nanoTime() + settings.throughputTime().toNanos();
+        List<Future<Long>> counts = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            counts.add(pool.submit(() -> {
+                long done = 0;
+                while (System.nanoTime() < deadline) {
+                    cycle.cycle(thread);
+                    done++;
+                }
+                return done;
+            }));
+        }
+        long total = 0;
+        for (Future<Long> count : counts) {
+            total += count.get();
+        }
+        long elapsed = System.nanoTime() - start;
+        pool.shutdown();
+        return total * 1e9 / elapsed;
+    }
+
+    /** Figure 7: getLocks() over many live locks, against a raw scan of the same store. */
+    private void listing() throws Exception {
+        int n = subject.listSize(settings);
+        String client = client("list");
+        ExecutorService fillers = Executors.newFixedThreadPool(8);
+        List<Future<?>> filled = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            int first = t;
+            filled.add(fillers.submit(() -> {
+                for (int i = first; i < n; i += 8) {
+                    LockHandle handle = new LockHandle(LockKey.dc("default", client, "list-" + i), "filler-" + i);
+                    subject.store().acquire(new LockRequest(handle, "filler", "filler"), LONG_LEASE);
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : filled) {
+            f.get();
+        }
+        fillers.shutdown();
+        try (LockManager manager = manager(subject.store(), "lister", client, Duration.ofMinutes(3))) {
+            long[] ours = new long[3];
+            long[] raw = new long[3];
+            int listed = 0;
+            long scanned = 0;
+            for (int i = 0; i < 3; i++) {
+                long start = System.nanoTime();
+                listed = manager.getLocks().size();
+                ours[i] = System.nanoTime() - start;
+                start = System.nanoTime();
+                scanned = subject.rawScan();
+                raw[i] = System.nanoTime() - start;
+            }
+            Arrays.sort(ours);
+            Arrays.sort(raw);
+            report.add("7. getLocks(), " + n + " locks", subject.name(), Report.millis(ours[1]), Report.millis(raw[1]),
+                    (double) ours[1] / raw[1], listed + " locks listed, " + scanned + " live records scanned (median of 3)");
+        }
+    }
+}

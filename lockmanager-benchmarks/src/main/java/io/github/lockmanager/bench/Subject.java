@@ -1,0 +1,23 @@
+package io.github.lockmanager.bench;
+
+import io.github.lockmanager.spi.LockStore;
+
+/** One store under test, with the raw operations of the same store instance that serve as baselines. */
+interface Subject extends AutoCloseable {
+    String name();
+
+    /** The initialized store. */
+    LockStore store();
+
+    /** What {@link #rawCycle} does, for the report. */
+    String rawCycleDescription();
+
+    /** The raw store operations one uncontended lock cycle needs: a conditional create and a conditional delete. */
+    void rawCycle(String key, String owner) throws Exception;
+
+    /** A raw scan of the store's live lock records, returning how many it read. */
+    long rawScan() throws Exception;
+
+    /** How many locks figure 7 lists on this store. */
+    int listSize(Settings settings);
+}

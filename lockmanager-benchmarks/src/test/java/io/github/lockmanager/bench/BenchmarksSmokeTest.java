@@ -1,0 +1,21 @@
+package io.github.lockmanager.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The harness runs end to end at a tiny size (in memory and PostgreSQL): every figure yields a row. No time is asserted. */
+class BenchmarksSmokeTest {
+    @Test
+    void everyFigureIsMeasured() throws Exception {
+        Report report = Benchmarks.run(Settings.smokeRun(), new ArrayList<>());
+        List<String> figures = report.rows().stream().map(r -> r.figure().substring(0, 2)).distinct().toList();
+        assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "3.", "4.", "5.", "6.", "7.");
+        assertThat(report.rows()).extracting(Report.Row::store).contains("in-memory", "PostgreSQL");
+        assertThat(report.rows()).allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());
+        assertThat(report.table()).contains("| 3. renewal cycle, 50 locks | PostgreSQL |");
+    }
+}
