@@ -14,8 +14,8 @@ final class Report {
     void add(String figure, String store, String ours, String baseline, double ratio, String note) {
         Row row = new Row(figure, store, ours, baseline, ratio, note);
         rows.add(row);
-        System.out.printf(Locale.ROOT, "%-28s %-11s ours %-22s baseline %-22s ratio %8.2f  %s%n", figure, store,
-                ours, baseline, ratio, note);
+        System.out.printf(Locale.ROOT, "%-28s %-11s ours %-22s baseline %-22s ratio %8s  %s%n", figure, store,
+                ours, baseline, ratio(ratio), note);
     }
 
     List<Row> rows() {
@@ -27,10 +27,15 @@ final class Report {
         md.append("| Figure | Store | Ours | Baseline | Ratio (ours / baseline) | Notes |\n");
         md.append("|---|---|---|---|---|---|\n");
         for (Row row : rows) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f | %s |%n", row.figure(), row.store(),
-                    row.ours(), row.baseline(), row.ratio(), row.note()));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", row.figure(), row.store(),
+                    row.ours(), row.baseline(), ratio(row.ratio()), row.note()));
         }
         return md.toString();
+    }
+
+    /** Two decimals, or three significant digits for ratios below 0.01 (a hand-off is a thousandth of an interval). */
+    static String ratio(double ratio) {
+        return ratio >= 0.01 ? String.format(Locale.ROOT, "%.2f", ratio) : String.format(Locale.ROOT, "%.3g", ratio);
     }
 
     static String micros(double nanos) {

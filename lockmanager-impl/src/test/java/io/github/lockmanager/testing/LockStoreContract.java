@@ -42,6 +42,7 @@ public abstract class LockStoreContract {
         return LockKey.xdc(clientId, name);
     }
 
+    /** Every call a new acquisition (its own owner token), with node and thread named after {@code owner}. */
     private static LockRequest request(LockKey key, String owner) {
         return new LockRequest(new LockHandle(key, owner + "-" + UUID.randomUUID()), "node-" + owner,
                 "thread-" + owner);

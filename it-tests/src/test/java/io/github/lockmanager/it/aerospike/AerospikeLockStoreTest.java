@@ -13,6 +13,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.store.aerospike.AerospikeLockStore;
+import io.github.lockmanager.testing.Requests;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Test;
@@ -42,11 +43,7 @@ class AerospikeLockStoreTest {
     }
 
     private static LockKey key(String name) {
-        return LockKey.xdc("store-test", name + "-" + UUID.randomUUID());
-    }
-
-    private static LockRequest request(LockKey key, String owner) {
-        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner);
+        return Requests.uniqueKey("store-test", name);
     }
 
     @Test
@@ -61,7 +58,7 @@ class AerospikeLockStoreTest {
     @Test
     void aSubSecondLeaseGetsATtlOfWholeSecondsThatOutlivesIt() throws Exception {
         LockKey key = key("ttl");
-        store.acquire(request(key, "a"), Duration.ofMillis(1500));
+        store.acquire(Requests.request(key, "a"), Duration.ofMillis(1500));
         Record record = client.get(null, new Key(AerospikeServer.namespace(), "XDC#store", "store-test#" + key.name()));
         assertThat(record.getTimeToLive()).as("ttl of a 1.5 s lease").isBetween(2, 3);
     }

@@ -13,6 +13,7 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.testing.Requests;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
@@ -52,11 +53,7 @@ class HBaseLockStoreTest {
     }
 
     private static LockKey key(String name) {
-        return LockKey.xdc("store-test", name + "-" + UUID.randomUUID());
-    }
-
-    private static LockRequest request(LockKey key, String owner) {
-        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner);
+        return Requests.uniqueKey("store-test", name);
     }
 
     @Test
@@ -131,14 +128,14 @@ class HBaseLockStoreTest {
         long lastToken = 0;
         for (int round = 0; round < rounds; round++) {
             String owner = (round % 2 == 0 ? "a" : "b") + round;
-            AcquireResult mine = store.acquire(request(key, owner), LEASE);
+            AcquireResult mine = store.acquire(Requests.request(key, owner), LEASE);
             if (!mine.isAcquired()) {
                 refusedWhileFree++;
                 continue;
             }
             assertThat(mine.record().fencingToken()).isGreaterThan(lastToken);
             lastToken = mine.record().fencingToken();
-            if (store.acquire(request(key, "rival" + round), LEASE).isAcquired()) {
+            if (store.acquire(Requests.request(key, "rival" + round), LEASE).isAcquired()) {
                 doubleGrants++;
             }
             assertThat(store.release(mine.record().handle())).isTrue();
@@ -174,7 +171,7 @@ class HBaseLockStoreTest {
     void getLocksSeesLocksInEveryBucket() throws Exception {
         String client = "list-" + UUID.randomUUID().toString().substring(0, 8);
         for (int i = 0; i < 60; i++) {
-            store.acquire(request(LockKey.xdc(client, "k" + i), "a"), LEASE);
+            store.acquire(Requests.request(LockKey.xdc(client, "k" + i), "a"), LEASE);
         }
         List<LockRecord> mine = store.list().stream().filter(r -> r.key().clientId().equals(client)).toList();
         assertThat(mine).hasSize(60);

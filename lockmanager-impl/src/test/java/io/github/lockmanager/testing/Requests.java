@@ -1,0 +1,23 @@
+package io.github.lockmanager.testing;
+
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRequest;
+
+import java.util.UUID;
+
+/** Keys and acquisition requests for store-level tests. */
+public final class Requests {
+    private Requests() {
+    }
+
+    /** A key of its own for each call: tests on a shared store never meet. */
+    public static LockKey uniqueKey(String client, String name) {
+        return LockKey.xdc(client, name + "-" + UUID.randomUUID());
+    }
+
+    /** A request of owner {@code owner}, with node and thread named after it. */
+    public static LockRequest request(LockKey key, String owner) {
+        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner);
+    }
+}
