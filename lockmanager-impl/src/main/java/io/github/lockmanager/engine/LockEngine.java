@@ -380,12 +380,19 @@ final class LockEngine implements LockManager {
             }
         }
         boolean interrupted = awaitHolders(held);
+        List<Acquisition> released = new ArrayList<>();
         for (Acquisition acquisition : heldAcquisitions()) {
             if (acquisition.end()) {
-                log.warn("Lock {} still held at shutdown of node '{}': releasing it", acquisition, settings.nodeId());
+                log.debug("Lock {} still held at shutdown of node '{}': releasing it", acquisition, settings.nodeId());
                 releaseInStore(acquisition.handle(), acquisition.confirmedUntilNanos());
                 retire(acquisition);
+                released.add(acquisition);
             }
+        }
+        if (!released.isEmpty()) {
+            log.warn("{} locks were still held when node '{}' shut down (first: {}); their holders did not unlock "
+                            + "within {}, so the manager released them", released.size(), settings.nodeId(),
+                    released.subList(0, Math.min(3, released.size())), settings.shutdownTimeout());
         }
         keeper.stop();
         lifecycle.set(Lifecycle.CLOSED);
