@@ -39,10 +39,17 @@ final class LockEngine implements LockManager {
 
     private enum Lifecycle { OPEN, CLOSING, CLOSED }
 
+    private record LocalKey(LockLevel level, String name) {
+    }
+
     private final EngineSettings settings;
     private final LockStore store;
     private final long leaseNanos;
-    private final Map<LockKey, Acquisition> table = new ConcurrentHashMap<>();
+    /**
+     * This node's acquisitions by (level, caller's key): farm and client are fixed per manager, so the storage key
+     * needs building only for store calls, and a re-entry costs a lookup on the caller's (hash-cached) string.
+     */
+    private final Map<LocalKey, Acquisition> table = new ConcurrentHashMap<>();
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.OPEN);
     /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
     private final String ownerTokenPrefix;
@@ -75,18 +82,18 @@ final class LockEngine implements LockManager {
 
     @Override
     public LockResource lock(String key, LockLevel level) throws LockException {
-        LockKey lockKey = lockKey(key, level);
+        LocalKey localKey = localKey(key, level);
         requireState(Lifecycle.OPEN);
         Thread me = Thread.currentThread();
         boolean leftoverReleased = false;
         while (true) {
-            Acquisition existing = table.get(lockKey);
+            Acquisition existing = table.get(localKey);
             if (existing != null) {
                 if (existing.isHeldBy(me) && existing.addHold()) {
                     return new HoldResource(this, existing, false);
                 }
                 if (existing.isGone()) {
-                    table.remove(lockKey, existing);
+                    table.remove(localKey, existing);
                     continue;
                 }
                 if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
@@ -95,8 +102,10 @@ final class LockEngine implements LockManager {
                 }
                 throw new AlreadyLockedException(key, settings.nodeId(), existing.holderName(), true);
             }
-            Acquisition mine = new Acquisition(new LockHandle(lockKey, nextOwnerToken()), me);
-            if (table.putIfAbsent(lockKey, mine) != null) {
+            // a key already in the table passed this when it was first locked
+            KeyValidator.validate(key);
+            Acquisition mine = new Acquisition(new LockHandle(storeKey(localKey), nextOwnerToken()), me);
+            if (table.putIfAbsent(localKey, mine) != null) {
                 continue;
             }
             AcquireResult result = acquireFromStore(mine);
@@ -166,7 +175,7 @@ final class LockEngine implements LockManager {
 
     /** Takes an ended acquisition out of the table and wakes whoever waits for it. */
     private void retire(Acquisition acquisition) {
-        table.remove(acquisition.key(), acquisition);
+        table.remove(new LocalKey(acquisition.key().level(), acquisition.key().name()), acquisition);
         acquisition.markGone();
     }
 
@@ -177,12 +186,15 @@ final class LockEngine implements LockManager {
 
     @Override
     public void unlock(String key, LockLevel level) {
-        LockKey lockKey = lockKey(key, level);
+        LocalKey localKey = localKey(key, level);
         if (lifecycle.get() == Lifecycle.CLOSED) {
             throw closedException();
         }
         Thread me = Thread.currentThread();
-        Acquisition acquisition = table.get(lockKey);
+        Acquisition acquisition = table.get(localKey);
+        if (acquisition == null) {
+            KeyValidator.validate(key);
+        }
         if (acquisition == null || !acquisition.isHeldBy(me) || !acquisition.isHeld()) {
             log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
                     + "released, or lost); nothing was changed", me.getName(), key, settings.nodeId());
@@ -230,13 +242,13 @@ final class LockEngine implements LockManager {
 
     @Override
     public boolean isLocked(String key, LockLevel level) throws LockManagerException {
-        LockKey lockKey = lockKey(key, level);
+        LocalKey localKey = validLocalKey(key, level);
         requireNotClosed();
-        Acquisition local = table.get(lockKey);
+        Acquisition local = table.get(localKey);
         if (local != null && local.isHeld()) {
             return true;
         }
-        return store.read(lockKey).isPresent();
+        return store.read(storeKey(localKey)).isPresent();
     }
 
     @Override
@@ -250,7 +262,7 @@ final class LockEngine implements LockManager {
                 continue;
             }
             locks.add(record.toLock());
-            Acquisition local = table.get(key);
+            Acquisition local = table.get(new LocalKey(key.level(), key.name()));
             if (record.status() == LockStatus.ABORT && local != null
                     && local.handle().equals(record.handle())) {
                 deliverAbort(local);
@@ -266,13 +278,13 @@ final class LockEngine implements LockManager {
 
     @Override
     public void abort(String key, LockLevel level) throws LockManagerException {
-        LockKey lockKey = lockKey(key, level);
+        LocalKey localKey = validLocalKey(key, level);
         requireNotClosed();
-        Acquisition local = table.get(lockKey);
+        Acquisition local = table.get(localKey);
         if (local != null) {
             deliverAbort(local);
         }
-        boolean marked = store.markAbort(lockKey);
+        boolean marked = store.markAbort(storeKey(localKey));
         log.info("Abort of lock '{}' asked on node '{}': {}", key, settings.nodeId(), local != null && local.isHeld()
                 ? "its holder on this node was interrupted" : marked ? "marked in the store for its holder's node to see"
                 : "it was not locked, nothing to do");
@@ -340,11 +352,11 @@ final class LockEngine implements LockManager {
 
     @Override
     public boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException {
-        LockKey lockKey = lockKey(key, level);
+        LocalKey localKey = validLocalKey(key, level);
         requireNotClosed();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
-            Acquisition local = table.get(lockKey);
+            Acquisition local = table.get(localKey);
             if (local == null || local.isGone()) {
                 return true;
             }
@@ -421,12 +433,28 @@ final class LockEngine implements LockManager {
         return false;
     }
 
-    private LockKey lockKey(String key, LockLevel level) {
-        KeyValidator.validate(key);
+    /**
+     * The table key, after the checks that cost nothing; the full {@link KeyValidator} scan is left to the caller
+     * for keys not in the table (a key in it was validated when first locked).
+     */
+    private static LocalKey localKey(String key, LockLevel level) {
+        if (key == null) {
+            throw new IllegalArgumentException("lock key must not be null");
+        }
         if (level == null) {
             throw new IllegalArgumentException("lock level must not be null");
         }
-        return LockKey.of(level, settings.farmId(), settings.clientId(), key);
+        return new LocalKey(level, key);
+    }
+
+    private static LocalKey validLocalKey(String key, LockLevel level) {
+        LocalKey localKey = localKey(key, level);
+        KeyValidator.validate(key);
+        return localKey;
+    }
+
+    private LockKey storeKey(LocalKey localKey) {
+        return LockKey.of(localKey.level(), settings.farmId(), settings.clientId(), localKey.name());
     }
 
     private String nextOwnerToken() {
