@@ -30,6 +30,8 @@ final class Acquisition {
     private Lock lock;
     private boolean lost;
     private boolean abortDelivered;
+    /** Engine time of the grant, for how long it has been held. */
+    private long grantedAtNanos;
     /** Engine time until which the store's lease is known to last. */
     private volatile long confirmedUntilNanos;
 
@@ -65,14 +67,15 @@ final class Acquisition {
         return t != null && t.isAlive();
     }
 
-    /** The store granted the lock: one hold, lease known until {@code confirmedUntilNanos}. */
-    synchronized void grant(LockRecord record, long confirmedUntilNanos) {
+    /** The store granted the lock at {@code grantedAtNanos}: one hold, lease known until {@code confirmedUntilNanos}. */
+    synchronized void grant(LockRecord record, long grantedAtNanos, long confirmedUntilNanos) {
         if (state != State.ACQUIRING) {
             throw new IllegalStateException("grant of " + this + " in state " + state);
         }
         state = State.HELD;
         holds = 1;
         lock = record.toLock();
+        this.grantedAtNanos = grantedAtNanos;
         this.confirmedUntilNanos = confirmedUntilNanos;
     }
 
@@ -153,6 +156,10 @@ final class Acquisition {
     /** The lock as the store granted it; {@code null} before the grant. */
     synchronized Lock lock() {
         return lock;
+    }
+
+    synchronized long grantedAtNanos() {
+        return grantedAtNanos;
     }
 
     long confirmedUntilNanos() {

@@ -11,7 +11,7 @@ import java.time.Duration;
 record EngineSettings(LockStore store, String clientId, String farmId, String nodeId, Duration lease,
                       Duration renewalInterval, Duration abortPollInterval, int renewalBatchSize,
                       LockLevel defaultLevel, TimeSource timeSource, LockLossListener lossListener,
-                      Duration shutdownTimeout) {
+                      Duration shutdownTimeout, boolean registerMBean) {
 
     /** How often the keeper thread runs: often enough for both renewal and abort polling. */
     Duration tick() {

@@ -55,6 +55,7 @@ final class LockEngine implements LockManager {
     private final String ownerTokenPrefix;
     private final AtomicLong ownerTokenCounter = new AtomicLong();
     private final LeaseKeeper keeper;
+    private final AdminBean adminBean = new AdminBean(this);
 
     private LockEngine(EngineSettings settings) {
         this.settings = settings;
@@ -69,6 +70,9 @@ final class LockEngine implements LockManager {
     static LockEngine start(EngineSettings settings) {
         LockEngine engine = new LockEngine(settings);
         engine.keeper.start();
+        if (settings.registerMBean()) {
+            engine.adminBean.register();
+        }
         log.info("Lock manager started: node '{}', client '{}', farm '{}', lease {}, renewal every {}, abort poll every {}, store {}",
                 settings.nodeId(), settings.clientId(), settings.farmId(), settings.lease(),
                 settings.renewalInterval(), settings.abortPollInterval(), settings.store());
@@ -153,7 +157,7 @@ final class LockEngine implements LockManager {
             abandon(mine);
             return result;
         }
-        mine.grant(result.record(), sentAt + leaseNanos);
+        mine.grant(result.record(), sentAt, sentAt + leaseNanos);
         if (lifecycle.get() != Lifecycle.OPEN) {
             // close() ran while the store call was in flight: the lock must not outlive the manager; whoever
             // ends the acquisition first (this thread or close()) releases it
@@ -367,6 +371,10 @@ final class LockEngine implements LockManager {
         }
     }
 
+    EngineSettings settings() {
+        return settings;
+    }
+
     @Override
     public LockLevel getDefaultLevel() {
         return settings.defaultLevel();
@@ -407,6 +415,7 @@ final class LockEngine implements LockManager {
                     released.subList(0, Math.min(3, released.size())), settings.shutdownTimeout());
         }
         keeper.stop();
+        adminBean.unregister();
         lifecycle.set(Lifecycle.CLOSED);
         log.info("Lock manager of node '{}' closed", settings.nodeId());
         if (interrupted) {

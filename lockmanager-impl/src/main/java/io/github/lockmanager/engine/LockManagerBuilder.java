@@ -48,6 +48,7 @@ public final class LockManagerBuilder {
     private TimeSource timeSource = TimeSource.system();
     private LockLossListener lossListener = (lock, holder, reason) -> { };
     private Duration shutdownTimeout = Duration.ofSeconds(10);
+    private boolean registerMBean;
 
     private LockManagerBuilder() {
     }
@@ -154,6 +155,15 @@ public final class LockManagerBuilder {
     }
 
     /**
+     * Whether the manager registers its {@link LockManagerMXBean} with the platform MBean server (and removes it on
+     * close). Default {@code false}.
+     */
+    public LockManagerBuilder registerMBean(boolean registerMBean) {
+        this.registerMBean = registerMBean;
+        return this;
+    }
+
+    /**
      * Initializes the store and starts the manager's two threads ({@code lockmanager-<node>-keeper} and
      * {@code lockmanager-<node>-watchdog}), which stop on {@link LockManager#close()}.
      *
@@ -171,7 +181,7 @@ public final class LockManagerBuilder {
         }
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), lease, renewal, abortPollInterval, renewalBatchSize,
-                defaultLevel, timeSource, lossListener, shutdownTimeout);
+                defaultLevel, timeSource, lossListener, shutdownTimeout, registerMBean);
         store.initialize();
         return LockEngine.start(settings);
     }

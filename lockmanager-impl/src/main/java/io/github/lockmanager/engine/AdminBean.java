@@ -1,0 +1,90 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.List;
+
+/** A lock manager's {@link LockManagerMXBean}, and its registration with the platform MBean server. */
+final class AdminBean implements LockManagerMXBean {
+    private static final Logger log = LoggerFactory.getLogger(AdminBean.class);
+
+    private final LockEngine engine;
+    private volatile ObjectName registeredAs;
+
+    AdminBean(LockEngine engine) {
+        this.engine = engine;
+    }
+
+    static ObjectName name(String clientId, String nodeId) throws JMException {
+        return new ObjectName("io.github.lockmanager:type=LockManager,client=" + ObjectName.quote(clientId)
+                + ",node=" + ObjectName.quote(nodeId));
+    }
+
+    void register() {
+        try {
+            ObjectName name = name(getClientId(), getNodeId());
+            ManagementFactory.getPlatformMBeanServer().registerMBean(this, name);
+            registeredAs = name;
+        } catch (JMException e) {
+            log.warn("Could not register the JMX view of lock manager node '{}': {}; locks work without it",
+                    getNodeId(), e.toString());
+        }
+    }
+
+    void unregister() {
+        ObjectName name = registeredAs;
+        if (name == null) {
+            return;
+        }
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        try {
+            server.unregisterMBean(name);
+        } catch (JMException e) {
+            log.debug("JMX view of node '{}' was already gone: {}", getNodeId(), e.toString());
+        }
+        registeredAs = null;
+    }
+
+    @Override
+    public String getNodeId() {
+        return engine.getNodeId();
+    }
+
+    @Override
+    public String getClientId() {
+        return engine.settings().clientId();
+    }
+
+    @Override
+    public int getHeldLockCount() {
+        return engine.heldAcquisitions().size();
+    }
+
+    @Override
+    public String[] getHeldLocks() {
+        long now = engine.settings().timeSource().nanoTime();
+        List<Acquisition> held = engine.heldAcquisitions();
+        String[] lines = new String[held.size()];
+        for (int i = 0; i < lines.length; i++) {
+            Acquisition acquisition = held.get(i);
+            Lock lock = acquisition.lock();
+            lines[i] = acquisition.key().level() + " '" + acquisition.key().name() + "' held by thread '"
+                    + acquisition.holderName() + "', " + acquisition.holds() + " hold(s), for "
+                    + Duration.ofNanos(now - acquisition.grantedAtNanos()) + ", fencing token "
+                    + (lock == null ? "?" : lock.getFencingToken());
+        }
+        return lines;
+    }
+
+    @Override
+    public void abort(String key) throws Exception {
+        engine.abort(key);
+    }
+}
