@@ -167,8 +167,10 @@ final class LockEngine implements LockManager {
             }
             throw closedException();
         }
-        log.debug("Lock '{}' acquired by thread '{}' on node '{}', fencing token {}",
-                handle.key().name(), mine.holderName(), settings.nodeId(), result.record().fencingToken());
+        if (log.isDebugEnabled()) {
+            log.debug("Lock '{}' acquired by thread '{}' on node '{}', fencing token {}",
+                    handle.key().name(), mine.holderName(), settings.nodeId(), result.record().fencingToken());
+        }
         return result;
     }
 

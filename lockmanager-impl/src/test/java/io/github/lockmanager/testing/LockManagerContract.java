@@ -327,18 +327,24 @@ public abstract class LockManagerContract {
         assertThat(a.lock("free").getLock().getStatus()).isEqualTo(LockStatus.RUNNING);
     }
 
-    @Test
-    void locksOfADeadThreadAreReleasedOnContention() throws Exception {
-        LockManager a = node("a");
+    /** A thread of {@code node} that takes {@code key} and ends without unlocking it; returns once it has died. */
+    private void dieHolding(LockManager node, String key) throws InterruptedException {
         Thread quitter = spawn("quitter", () -> {
             try {
-                a.lock("job");
+                node.lock(key);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         });
         quitter.join(10_000);
         assertThat(quitter.isAlive()).isFalse();
+    }
+
+    @Test
+    void locksOfADeadThreadAreReleasedOnContention() throws Exception {
+        // a keeper that ticks every 10 s cannot have reclaimed it first: only the contention path can free it now
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).abortPollInterval(Duration.ofSeconds(10)));
+        dieHolding(a, "job");
 
         LockResource taken = a.lock("job");
         assertThat(taken.isNewLock()).isTrue();
@@ -349,14 +355,7 @@ public abstract class LockManagerContract {
     void locksOfADeadThreadAreReleasedWithoutContention() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        Thread quitter = spawn("quitter", () -> {
-            try {
-                a.lock("job");
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        quitter.join(10_000);
+        dieHolding(a, "job");
         await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
     }
 

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class BadInputTest {
     @Test
     void badCallsAreRefusedClearlyAndLoseNothingHeld() throws Exception {
-        LockStore store = Stores.postgres("lockmanager_bad_input", Stores.POSTGRES_PORT).store();
+        LockStore store = Stores.postgres("lockmanager_bad_input").store();
         String client = "bad-" + UUID.randomUUID().toString().substring(0, 8);
         try (LockManager manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId("n").build()) {
             LockResource held = manager.lock("held");

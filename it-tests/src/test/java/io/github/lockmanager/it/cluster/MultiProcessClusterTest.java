@@ -38,7 +38,7 @@ class MultiProcessClusterTest {
 
     @Test
     void onPostgres() throws Exception {
-        runAndCheck(Stores.postgres("lockmanager_cluster", Stores.POSTGRES_PORT));
+        runAndCheck(Stores.postgres("lockmanager_cluster"));
     }
 
     private void runAndCheck(Stores.Target target) throws Exception {

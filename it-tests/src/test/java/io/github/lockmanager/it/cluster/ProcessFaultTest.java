@@ -29,7 +29,7 @@ class ProcessFaultTest {
 
     @TempDir
     Path dir;
-    private final Stores.Target postgres = Stores.postgres("lockmanager_faults", Stores.POSTGRES_PORT);
+    private final Stores.Target postgres = Stores.postgres("lockmanager_faults");
     private String client;
     private Children children;
     private LockStore store;

@@ -50,7 +50,7 @@ class StoreOutageTest {
                 .store(JdbcLockStore.builder(throughProxy).tableName(TABLE).queryTimeout(Duration.ofSeconds(1)).build())
                 .clientId(client).nodeId("behind-proxy").lease(LEASE).renewalInterval(Duration.ofMillis(500))
                 .abortPollInterval(Duration.ofMillis(250)).build();
-        directStore = Stores.postgres(TABLE, Stores.POSTGRES_PORT).store();
+        directStore = Stores.postgres(TABLE).store();
         direct = LockManagerBuilder.newBuilder().store(directStore).clientId(client).nodeId("direct").lease(LEASE)
                 .renewalInterval(Duration.ofSeconds(1)).build();
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 
 /** The stores the process tests run on, as settings for a {@link ClusterNode} and as a store for the test itself. */
 final class Stores {
+    /** Where the proxy of the outage tests forwards to: the local PostgreSQL. */
     static final int POSTGRES_PORT = 5432;
 
     private Stores() {
@@ -53,9 +54,9 @@ final class Stores {
         };
     }
 
-    /** PostgreSQL's {@code test} database, reached on {@code port} (5432, or a proxy in front of it). */
-    static Target postgres(String table, int port) {
-        String url = "jdbc:postgresql://127.0.0.1:" + port + "/test";
+    /** The tests' PostgreSQL database ({@code -Dlockmanager.postgres.url}, default the local {@code test}). */
+    static Target postgres(String table) {
+        String url = io.github.lockmanager.it.jdbc.DatabaseAccess.postgresUrl();
         return new Target() {
             @Override
             public String name() {

@@ -30,6 +30,11 @@ enum Database {
         this.property = property;
     }
 
+    /** The JDBC URL, as overridden by its system property. */
+    String url() {
+        return System.getProperty(property, url);
+    }
+
     /** One pool per database for the whole test JVM. */
     HikariDataSource shared() {
         return SHARED.computeIfAbsent(this, db -> db.pool(10));
@@ -51,7 +56,7 @@ enum Database {
     /** A new pool of at most {@code size} connections; the caller closes it. */
     HikariDataSource pool(int size) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(System.getProperty(property, url));
+        config.setJdbcUrl(url());
         config.setUsername(user);
         config.setPassword("");
         config.setMaximumPoolSize(size);

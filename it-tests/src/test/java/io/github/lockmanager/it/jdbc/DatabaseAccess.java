@@ -10,4 +10,8 @@ public final class DatabaseAccess {
     public static DataSource postgres() {
         return Database.POSTGRES.shared();
     }
+
+    public static String postgresUrl() {
+        return Database.POSTGRES.url();
+    }
 }

@@ -11,6 +11,7 @@ import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,8 +70,9 @@ public final class InMemoryLockStore implements LockStore {
                         ? AcquireResult.acquired(current.record()) : AcquireResult.heldBy(current.record());
                 return current;
             }
-            LockRecord created = new LockRecord(request.handle(), request.nodeId(), request.threadName(), time.now(),
-                    time.now().plus(lease), LockStatus.RUNNING, fencingTokens.incrementAndGet());
+            Instant lockTime = time.now();
+            LockRecord created = new LockRecord(request.handle(), request.nodeId(), request.threadName(), lockTime,
+                    lockTime.plus(lease), LockStatus.RUNNING, fencingTokens.incrementAndGet());
             result[0] = AcquireResult.acquired(created);
             return new Entry(created, now + lease.toNanos());
         });
