@@ -1,6 +1,7 @@
 package io.github.lockmanager.spi;
 
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.TimeSource;
 
 import java.time.Duration;
 import java.util.List;
@@ -48,7 +49,8 @@ public interface LockStore extends AutoCloseable {
      * Extends the lease of each handle's record to {@code lease} from now, where the record is still that
      * handle's; one round trip per call where the store allows it.
      *
-     * @return an answer for every handle given
+     * @return an answer for every handle given, except a handle the store could not tell about (a per-record
+     *         error): it is left out, and the manager counts its lease as unconfirmed and asks again
      */
     Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException;
 
@@ -56,7 +58,8 @@ public interface LockStore extends AutoCloseable {
      * Reads, without writing, whether each handle still holds its record and whether an abort was asked for.
      * Lets the manager poll for aborts more often than it renews.
      *
-     * @return an answer for every handle given
+     * @return an answer for every handle given, except a handle the store could not tell about (a per-record
+     *         error): it is left out, and the manager counts its lease as unconfirmed and asks again
      */
     Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException;
 
@@ -79,6 +82,27 @@ public interface LockStore extends AutoCloseable {
      * @return {@code true} if a live record was there to mark
      */
     boolean markAbort(LockKey key) throws LockManagerException;
+
+    /**
+     * Deletes records that no acquisition can use any more (free or expired, and idle for the store's retention),
+     * so that the store holds the keys in use rather than every key ever locked. Fencing tokens of a key still
+     * strictly increase after its record was deleted. Lock managers call it now and then from their keeper
+     * thread; it is safe to call from many nodes at once.
+     *
+     * @return how many records were deleted
+     */
+    default int purgeIdleRecords() throws LockManagerException {
+        return 0;
+    }
+
+    /**
+     * The clock by which this store ends leases, as this node sees it: {@link TimeSource#system()} for a store
+     * that uses its server's clock (which runs at real time). A lock manager whose own time source is another
+     * one refuses to start on such a store, since its loss detection would not match the store's expiry.
+     */
+    default TimeSource leaseClock() {
+        return TimeSource.system();
+    }
 
     /** Frees the store's own resources; see each store for what it owns. */
     @Override

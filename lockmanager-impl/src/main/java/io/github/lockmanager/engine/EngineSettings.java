@@ -11,7 +11,7 @@ import java.time.Duration;
 record EngineSettings(LockStore store, String clientId, String farmId, String nodeId, Duration lease,
                       Duration renewalInterval, Duration abortPollInterval, int renewalBatchSize,
                       LockLevel defaultLevel, TimeSource timeSource, LockLossListener lossListener,
-                      Duration shutdownTimeout, boolean registerMBean) {
+                      Duration shutdownTimeout, Duration purgeInterval, boolean registerMBean) {
 
     /** How often the keeper thread runs: often enough for both renewal and abort polling. */
     Duration tick() {
@@ -25,6 +25,11 @@ record EngineSettings(LockStore store, String clientId, String farmId, String no
      */
     Duration lossMargin() {
         return lease.dividedBy(5);
+    }
+
+    /** How long a renewal cycle may take before the keeper warns that it is growing towards the lease. */
+    Duration slowCycleWarning() {
+        return lease.dividedBy(4);
     }
 
     /** How often the watchdog looks for leases that are about to end unconfirmed: at least as often as the keeper runs. */

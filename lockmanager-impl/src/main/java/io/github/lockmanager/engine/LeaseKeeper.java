@@ -46,6 +46,11 @@ final class LeaseKeeper {
     private long nextRenewalNanos;
     /** Store calls failed in a row; only touched by the keeper thread. */
     private int failures;
+    /** Only touched by the keeper thread. */
+    private long nextPurgeNanos;
+    /** When the last slow-cycle warning was logged; only touched by the keeper thread. */
+    private long slowCycleWarnedAtNanos;
+    private boolean slowCycleWarned;
 
     LeaseKeeper(LockEngine engine, EngineSettings settings) {
         this.engine = engine;
@@ -60,6 +65,7 @@ final class LeaseKeeper {
 
     void start() {
         nextRenewalNanos = time.nanoTime() + settings.renewalInterval().toNanos();
+        nextPurgeNanos = time.nanoTime() + settings.purgeInterval().toNanos();
         long tick = settings.tick().toNanos();
         keeperThread.scheduleWithFixedDelay(this::keep, tick, tick, TimeUnit.NANOSECONDS);
         long watch = settings.watchdogPeriod().toNanos();
@@ -129,13 +135,55 @@ final class LeaseKeeper {
             if (renewing && allAnswered) {
                 nextRenewalNanos = now + settings.renewalInterval().toNanos();
             }
+            if (renewing) {
+                reportCycle(held.size(), time.nanoTime() - now);
+            }
+            purgeWhenDue(now);
         } catch (RuntimeException | Error e) {
             log.error("Keeper cycle of node '{}' failed unexpectedly; it runs again in {}", settings.nodeId(),
                     settings.tick(), e);
         }
     }
 
-    /** Renews or checks one batch; {@code false} if the store gave no answer. */
+    /**
+     * Warns, at most once a minute, when renewing every held lock takes more than a quarter of the lease: a lock
+     * is declared lost when its renewal is late by a fifth of the lease, so the operator must act before the
+     * cycle grows that far.
+     */
+    private void reportCycle(int locks, long tookNanos) {
+        long now = time.nanoTime();
+        if (tookNanos <= settings.slowCycleWarning().toNanos()
+                || (slowCycleWarned && now - slowCycleWarnedAtNanos < TimeUnit.MINUTES.toNanos(1))) {
+            return;
+        }
+        slowCycleWarned = true;
+        slowCycleWarnedAtNanos = now;
+        int batches = (locks + settings.renewalBatchSize() - 1) / settings.renewalBatchSize();
+        log.warn("Renewing the {} locks of node '{}' took {} ms in {} store calls, more than a quarter of the lease "
+                        + "({} ms): if a cycle grows past about {} ms, locks are declared lost although the store is up. "
+                        + "Look at the store's latency, raise renewalBatchSize ({}) or lengthen the lease.", locks,
+                settings.nodeId(), TimeUnit.NANOSECONDS.toMillis(tookNanos), batches, settings.lease().toMillis(),
+                settings.lease().minus(settings.lossMargin()).minus(settings.renewalInterval()).toMillis(),
+                settings.renewalBatchSize());
+    }
+
+    private void purgeWhenDue(long now) {
+        if (settings.purgeInterval().isZero() || now - nextPurgeNanos < 0) {
+            return;
+        }
+        nextPurgeNanos = now + settings.purgeInterval().toNanos();
+        try {
+            int purged = store.purgeIdleRecords();
+            if (purged > 0) {
+                log.debug("Node '{}' purged {} idle lock records from {}", settings.nodeId(), purged, store);
+            }
+        } catch (LockManagerException | RuntimeException e) {
+            log.warn("Node '{}' could not purge idle lock records from {}: {}. Trying again in {}", settings.nodeId(),
+                    store, e.toString(), settings.purgeInterval());
+        }
+    }
+
+    /** Renews or checks one batch; {@code false} if the store gave no answer for some lock. */
     private boolean ask(List<Acquisition> batch, boolean renewing) {
         List<LockHandle> handles = new ArrayList<>(batch.size());
         for (Acquisition acquisition : batch) {
@@ -160,11 +208,14 @@ final class LeaseKeeper {
             failures = 0;
         }
         long confirmedUntil = sentAt + settings.lease().toNanos();
+        boolean complete = true;
         for (Acquisition acquisition : batch) {
             HoldState state = answers.get(acquisition.handle());
             if (state == null) {
-                log.error("Store {} gave no answer for lock {} of node '{}'; treating its lease as unconfirmed",
-                        store, acquisition, settings.nodeId());
+                // the store could not tell for this lock (a row-level error): ask again next tick
+                log.warn("Store {} could not tell whether lock {} of node '{}' is still held; its lease counts as "
+                        + "unconfirmed and it is asked again in {}", store, acquisition, settings.nodeId(), settings.tick());
+                complete = false;
                 continue;
             }
             switch (state) {
@@ -176,7 +227,7 @@ final class LeaseKeeper {
                 case HELD -> confirm(acquisition, renewing, confirmedUntil);
             }
         }
-        return true;
+        return complete;
     }
 
     private static void confirm(Acquisition acquisition, boolean renewed, long confirmedUntil) {

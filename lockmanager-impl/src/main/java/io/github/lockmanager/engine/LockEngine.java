@@ -136,7 +136,8 @@ final class LockEngine implements LockManager {
         long sentAt = settings.timeSource().nanoTime();
         AcquireResult result;
         try {
-            result = store.acquire(new LockRequest(handle, settings.nodeId(), mine.holderName()), settings.lease());
+            LockRequest request = new LockRequest(handle, settings.nodeId(), mine.holderName());
+            result = withInterruptSetAside(() -> store.acquire(request, settings.lease()));
         } catch (LockManagerException e) {
             abandon(mine);
             if (e.getErrorCode() == ErrorCode.LOCK_UNAVAILABLE) {
@@ -156,6 +157,16 @@ final class LockEngine implements LockManager {
         if (!result.isAcquired()) {
             abandon(mine);
             return result;
+        }
+        long tookNanos = settings.timeSource().nanoTime() - sentAt;
+        if (tookNanos >= leaseNanos - settings.lossMargin().toNanos()) {
+            // the watchdog would declare it lost at once: the holder could not do any work under it
+            abandon(mine);
+            releaseInStore(handle, sentAt + leaseNanos);
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "acquiring lock '" + handle.key().name()
+                    + "' took " + TimeUnit.NANOSECONDS.toMillis(tookNanos) + " ms, too close to its lease of "
+                    + settings.lease().toMillis() + " ms for the holder to rely on it; it was released. The store is "
+                    + "slow: look at its latency, or lengthen the lease");
         }
         mine.grant(result.record(), sentAt, sentAt + leaseNanos);
         if (lifecycle.get() != Lifecycle.OPEN) {
@@ -219,14 +230,12 @@ final class LockEngine implements LockManager {
 
     /**
      * Removes the record if it is still this handle's. The release is cleanup that must happen even for an
-     * interrupted holder (abort and loss interrupt it), so the interrupt flag is set aside during the store
-     * call and restored after it. A failure hands the release to the keeper, which retries until the lease
-     * would have ended anyway.
+     * interrupted holder (abort and loss interrupt it), so it runs with the interrupt flag set aside. A failure
+     * hands the release to the keeper, which retries until the lease would have ended anyway.
      */
     private void releaseInStore(LockHandle handle, long leaseEndNanos) {
-        boolean interrupted = Thread.interrupted();
         try {
-            if (!store.release(handle)) {
+            if (!withInterruptSetAside(() -> store.release(handle))) {
                 log.warn("Lock '{}' of node '{}' was no longer this node's in the store when released (its lease had "
                         + "ended or it was lost); nothing of anyone else's was touched", handle.key().name(), settings.nodeId());
             }
@@ -234,6 +243,24 @@ final class LockEngine implements LockManager {
             log.warn("Could not release lock '{}' of node '{}' in store {}: {}. Retrying in the background until its "
                     + "lease ends", handle.key().name(), settings.nodeId(), store, e.toString());
             keeper.releaseLater(handle, leaseEndNanos);
+        }
+    }
+
+    @FunctionalInterface
+    private interface StoreCall<T> {
+        T run() throws LockManagerException;
+    }
+
+    /**
+     * Runs a store call on a caller's thread with its interrupt flag set aside, and sets the flag again after:
+     * a pending interrupt (an abort, a loss, the caller's own) is the caller's to act on, and some store clients
+     * fail at once on it or clear it (HBase's does both). An interrupt that arrives during the call ends the call
+     * with the flag set ({@link io.github.lockmanager.store.support.RetryPolicy}).
+     */
+    private static <T> T withInterruptSetAside(StoreCall<T> call) throws LockManagerException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return call.run();
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -254,14 +281,14 @@ final class LockEngine implements LockManager {
         if (local != null && local.isHeld()) {
             return true;
         }
-        return store.read(storeKey(localKey)).isPresent();
+        return withInterruptSetAside(() -> store.read(storeKey(localKey))).isPresent();
     }
 
     @Override
     public List<Lock> getLocks() throws LockManagerException {
         requireNotClosed();
         List<Lock> locks = new ArrayList<>();
-        for (LockRecord record : store.list()) {
+        for (LockRecord record : withInterruptSetAside(store::list)) {
             LockKey key = record.key();
             if (!key.clientId().equals(settings.clientId())
                     || (key.level() == LockLevel.DC && !key.farmId().equals(settings.farmId()))) {
@@ -290,7 +317,7 @@ final class LockEngine implements LockManager {
         if (local != null) {
             deliverAbort(local);
         }
-        boolean marked = store.markAbort(storeKey(localKey));
+        boolean marked = withInterruptSetAside(() -> store.markAbort(storeKey(localKey)));
         log.info("Abort of lock '{}' asked on node '{}': {}", key, settings.nodeId(), local != null && local.isHeld()
                 ? "its holder on this node was interrupted" : marked ? "marked in the store for its holder's node to see"
                 : "it was not locked, nothing to do");

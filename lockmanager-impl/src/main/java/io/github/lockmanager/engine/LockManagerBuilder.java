@@ -35,6 +35,10 @@ public final class LockManagerBuilder {
     public static final int MAX_NODE_ID_LENGTH = 128;
     /** The shortest lease accepted. */
     public static final Duration MIN_LEASE = Duration.ofMillis(100);
+    /** The longest lease, renewal, poll or purge interval accepted. */
+    public static final Duration MAX_INTERVAL = Duration.ofDays(1);
+    /** The longest shutdown timeout accepted. */
+    public static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofHours(1);
 
     private LockStore store;
     private String clientId = "default";
@@ -48,6 +52,7 @@ public final class LockManagerBuilder {
     private TimeSource timeSource = TimeSource.system();
     private LockLossListener lossListener = (lock, holder, reason) -> { };
     private Duration shutdownTimeout = Duration.ofSeconds(10);
+    private Duration purgeInterval = Duration.ofMinutes(10);
     private boolean registerMBean;
 
     private LockManagerBuilder() {
@@ -65,7 +70,7 @@ public final class LockManagerBuilder {
 
     /**
      * The application's id: managers with different client ids never contend. 1 to {@value #MAX_ID_LENGTH}
-     * chars without {@code '#'}. Default {@code "default"}.
+     * chars of valid Unicode text without {@code '#'} or NUL. Default {@code "default"}.
      */
     public LockManagerBuilder clientId(String clientId) {
         this.clientId = checkId("clientId", clientId, MAX_ID_LENGTH);
@@ -73,8 +78,8 @@ public final class LockManagerBuilder {
     }
 
     /**
-     * The data centre (farm) id that scopes {@link LockLevel#DC} keys. 1 to {@value #MAX_ID_LENGTH} chars
-     * without {@code '#'}. Default {@code "default"}.
+     * The data centre (farm) id that scopes {@link LockLevel#DC} keys. 1 to {@value #MAX_ID_LENGTH} chars of
+     * valid Unicode text without {@code '#'} or NUL. Default {@code "default"}.
      */
     public LockManagerBuilder farmId(String farmId) {
         this.farmId = checkId("farmId", farmId, MAX_ID_LENGTH);
@@ -82,7 +87,8 @@ public final class LockManagerBuilder {
     }
 
     /**
-     * This node's id, shown as the owner of its locks; 1 to {@value #MAX_NODE_ID_LENGTH} chars. Default:
+     * This node's id, shown as the owner of its locks; 1 to {@value #MAX_NODE_ID_LENGTH} chars of valid Unicode
+     * text without {@code '#'} or NUL. Default:
      * host name, process id and a random part, so two managers never share one by accident.
      */
     public LockManagerBuilder nodeId(String nodeId) {
@@ -90,9 +96,9 @@ public final class LockManagerBuilder {
         return this;
     }
 
-    /** How long a lock outlives its node's last renewal. At least 100 ms. Default 60 s. */
+    /** How long a lock outlives its node's last renewal. 100 ms to 1 day. Default 60 s. */
     public LockManagerBuilder lease(Duration lease) {
-        checkPositive("lease", lease);
+        checkInterval("lease", lease);
         if (lease.compareTo(MIN_LEASE) < 0) {
             throw new IllegalArgumentException("lease must be at least " + MIN_LEASE.toMillis() + "ms, was " + lease);
         }
@@ -105,16 +111,31 @@ public final class LockManagerBuilder {
      * lease runs out. Default: a third of the lease.
      */
     public LockManagerBuilder renewalInterval(Duration renewalInterval) {
-        this.renewalInterval = checkPositive("renewalInterval", renewalInterval);
+        this.renewalInterval = checkInterval("renewalInterval", renewalInterval);
         return this;
     }
 
     /**
      * How soon a holder on this node hears of an abort asked for on another node, at the latest. Between
-     * renewals it costs one store read per batch of held locks. Default 5 s.
+     * renewals it costs one store read per batch of held locks. At most 1 day. Default 5 s.
      */
     public LockManagerBuilder abortPollInterval(Duration abortPollInterval) {
-        this.abortPollInterval = checkPositive("abortPollInterval", abortPollInterval);
+        this.abortPollInterval = checkInterval("abortPollInterval", abortPollInterval);
+        return this;
+    }
+
+    /**
+     * How often this manager asks the store to delete records idle for longer than the store's retention
+     * ({@link LockStore#purgeIdleRecords()}), so that the store holds the keys in use rather than every key ever
+     * locked. {@link Duration#ZERO} turns it off (for example when one node, or the DBA, does it). At most 1 day.
+     * Default 10 minutes.
+     */
+    public LockManagerBuilder purgeInterval(Duration purgeInterval) {
+        require("purgeInterval", purgeInterval);
+        if (!purgeInterval.isZero()) {
+            checkInterval("purgeInterval", purgeInterval);
+        }
+        this.purgeInterval = purgeInterval;
         return this;
     }
 
@@ -133,7 +154,13 @@ public final class LockManagerBuilder {
         return this;
     }
 
-    /** The clock leases are measured by. Default {@link TimeSource#system()}; tests inject a manual one. */
+    /**
+     * The clock leases are measured by. Default {@link TimeSource#system()}. Tests inject a manual one, together
+     * with a store that ends leases by the same clock ({@link io.github.lockmanager.store.memory.InMemoryLockStore}
+     * given that time source): {@link #build()} refuses a time source other than the store's
+     * {@link LockStore#leaseClock()}, since the manager would then tell a holder of its loss by one clock while
+     * the store frees the key by another.
+     */
     public LockManagerBuilder timeSource(TimeSource timeSource) {
         this.timeSource = require("timeSource", timeSource);
         return this;
@@ -145,12 +172,14 @@ public final class LockManagerBuilder {
         return this;
     }
 
-    /** How long {@link LockManager#close()} waits for interrupted holders to unlock. Zero or more; default 10 s. */
+    /** How long {@link LockManager#close()} waits for interrupted holders to unlock. 0 to 1 hour; default 10 s. */
     public LockManagerBuilder shutdownTimeout(Duration shutdownTimeout) {
-        this.shutdownTimeout = require("shutdownTimeout", shutdownTimeout);
-        if (shutdownTimeout.isNegative()) {
-            throw new IllegalArgumentException("shutdownTimeout must not be negative, was " + shutdownTimeout);
+        require("shutdownTimeout", shutdownTimeout);
+        if (shutdownTimeout.isNegative() || shutdownTimeout.compareTo(MAX_SHUTDOWN_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("shutdownTimeout must be between 0 and " + MAX_SHUTDOWN_TIMEOUT
+                    + ", was " + shutdownTimeout);
         }
+        this.shutdownTimeout = shutdownTimeout;
         return this;
     }
 
@@ -167,12 +196,19 @@ public final class LockManagerBuilder {
      * Initializes the store and starts the manager's two threads ({@code lockmanager-<node>-keeper} and
      * {@code lockmanager-<node>-watchdog}), which stop on {@link LockManager#close()}.
      *
-     * @throws IllegalStateException if no store was set, or the renewal interval is not well inside the lease
+     * @throws IllegalStateException if no store was set, the renewal interval is not well inside the lease, or
+     *                               the time source is not the one the store ends leases by
      * @throws LockManagerException  if the store cannot be initialized
      */
     public LockManager build() throws LockManagerException {
         if (store == null) {
             throw new IllegalStateException("store must be set before build()");
+        }
+        if (timeSource != TimeSource.system() && store.leaseClock() != timeSource) {
+            throw new IllegalStateException("timeSource " + timeSource + " is not the clock store " + store
+                    + " ends leases by (" + store.leaseClock() + "): the manager would tell a holder of its loss by one "
+                    + "clock while the store frees the key by another. Use TimeSource.system() with this store, or an "
+                    + "InMemoryLockStore built with the same time source");
         }
         Duration renewal = renewalInterval != null ? renewalInterval : lease.dividedBy(3);
         if (renewal.multipliedBy(3).compareTo(lease) > 0) {
@@ -181,7 +217,7 @@ public final class LockManagerBuilder {
         }
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), lease, renewal, abortPollInterval, renewalBatchSize,
-                defaultLevel, timeSource, lossListener, shutdownTimeout, registerMBean);
+                defaultLevel, timeSource, lossListener, shutdownTimeout, purgeInterval, registerMBean);
         store.initialize();
         return LockEngine.start(settings);
     }
@@ -201,8 +237,17 @@ public final class LockManagerBuilder {
         return value;
     }
 
+    private static Duration checkInterval(String name, Duration value) {
+        checkPositive(name, value);
+        if (value.compareTo(MAX_INTERVAL) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_INTERVAL + ", was " + value);
+        }
+        return value;
+    }
+
     private static String checkId(String name, String id, int maxLength) {
         LockKey.requireId(name, id);
+        KeyValidator.requireText(name, id);
         if (id.length() > maxLength) {
             throw new IllegalArgumentException(name + " must be at most " + maxLength + " chars, was " + id.length());
         }

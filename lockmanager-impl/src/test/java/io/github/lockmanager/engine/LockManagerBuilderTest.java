@@ -1,6 +1,8 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.ManualTimeSource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +30,40 @@ class LockManagerBuilderTest {
         assertThatThrownBy(() -> builder.defaultLevel(null)).hasMessage("defaultLevel must not be null");
         assertThatThrownBy(() -> builder.timeSource(null)).hasMessage("timeSource must not be null");
         assertThatThrownBy(() -> builder.lossListener(null)).hasMessage("lossListener must not be null");
+    }
+
+    @Test
+    void idsThatNoStoreKeepsAsGivenAreRefusedNamingTheSetting() {
+        // PostgreSQL rejects NUL; drivers store an unpaired surrogate as '?', so "app\uD800" and "app?" would share locks
+        assertThatThrownBy(() -> builder.clientId("app\uD800")).hasMessage(
+                "clientId has an unpaired surrogate char at index 3: it is not valid Unicode text");
+        assertThatThrownBy(() -> builder.farmId("f\u0000")).hasMessage(
+                "farmId must not contain the NUL character (at index 1)");
+        assertThatThrownBy(() -> builder.nodeId("\uDC00node")).hasMessageStartingWith("nodeId has an unpaired surrogate");
+        assertThat(builder.clientId("app\uD83D\uDE00")).as("a paired surrogate is valid text").isSameAs(builder);
+    }
+
+    @Test
+    void settingsThatWouldOverflowLaterAreRefusedAtOnce() {
+        assertThatThrownBy(() -> builder.shutdownTimeout(Duration.ofSeconds(Long.MAX_VALUE)))
+                .hasMessageStartingWith("shutdownTimeout must be between 0 and PT1H");
+        assertThatThrownBy(() -> builder.lease(Duration.ofDays(365 * 1000))).hasMessageStartingWith("lease must be at most PT24H");
+        assertThatThrownBy(() -> builder.abortPollInterval(Duration.ofDays(2))).hasMessageStartingWith("abortPollInterval must be at most");
+        assertThatThrownBy(() -> builder.renewalInterval(Duration.ofDays(2))).hasMessageStartingWith("renewalInterval must be at most");
+        assertThatThrownBy(() -> builder.purgeInterval(Duration.ofMillis(-1))).hasMessageStartingWith("purgeInterval must be positive");
+        assertThat(builder.purgeInterval(Duration.ZERO)).as("zero turns purging off").isSameAs(builder);
+    }
+
+    @Test
+    void aManualClockIsRefusedOverAStoreThatEndsLeasesByAnotherClock() throws Exception {
+        ManualTimeSource time = new ManualTimeSource();
+        builder.timeSource(time).store(new InMemoryLockStore());
+        assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is not the clock store");
+        builder.store(new InMemoryLockStore(time));
+        try (LockManager manager = builder.build(); LockResource lock = manager.lock("k")) {
+            assertThat(lock.isNewLock()).isTrue();
+        }
     }
 
     @Test

@@ -25,6 +25,7 @@ public final class InstrumentedStore extends CountingLockStore {
     private volatile boolean unreachable;
     private volatile boolean renewalsLost;
     private volatile boolean nextAcquireAmbiguous;
+    private volatile Duration acquireAnswerDelay = Duration.ZERO;
 
     public InstrumentedStore(LockStore store) {
         super(store);
@@ -41,6 +42,14 @@ public final class InstrumentedStore extends CountingLockStore {
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
         AcquireResult result = super.acquire(request, lease);
+        if (!acquireAnswerDelay.isZero()) {
+            try {
+                Thread.sleep(acquireAnswerDelay.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: interrupted while delaying", e);
+            }
+        }
         if (nextAcquireAmbiguous) {
             nextAcquireAmbiguous = false;
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: acquire applied but its answer was lost");
@@ -72,6 +81,11 @@ public final class InstrumentedStore extends CountingLockStore {
     /** Makes every renewal answer {@link HoldState#LOST} (after really renewing), as a store that lost the record. */
     public void setRenewalsLost(boolean renewalsLost) {
         this.renewalsLost = renewalsLost;
+    }
+
+    /** Every acquire is applied by the real store, and its answer arrives {@code delay} later, as over a slow network. */
+    public void delayAcquireAnswers(Duration delay) {
+        this.acquireAnswerDelay = delay;
     }
 
     /** The next acquire is applied by the real store, and then reported as a connection error. */

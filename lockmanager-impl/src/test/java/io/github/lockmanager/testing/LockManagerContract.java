@@ -466,6 +466,80 @@ public abstract class LockManagerContract {
     }
 
     @Test
+    void aPendingInterruptIsLeftSetByEveryCall() throws Exception {
+        LockManager a = node("a");
+        Thread.currentThread().interrupt();
+        try {
+            try (LockResource lock = a.lock("job")) {
+                assertThat(Thread.currentThread().isInterrupted()).as("after lock()").isTrue();
+                assertThat(a.isLocked("job")).isTrue();
+                assertThat(Thread.currentThread().isInterrupted()).as("after isLocked()").isTrue();
+                assertThat(a.getLocks()).extracting(Lock::getKey).containsExactly("job");
+                assertThat(Thread.currentThread().isInterrupted()).as("after getLocks()").isTrue();
+                a.abort("other");
+                assertThat(Thread.currentThread().isInterrupted()).as("after abort()").isTrue();
+            }
+            assertThat(Thread.currentThread().isInterrupted()).as("after close()").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(a.isLocked("job")).as("the lock was released although the flag was set").isFalse();
+    }
+
+    @Test
+    void anAbortReachesAHolderThatIsBusyWithTheStore() throws Exception {
+        LockManager a = node("a");
+        for (int trial = 0; trial < 20; trial++) {
+            String key = "job" + trial;
+            CountDownLatch holding = new CountDownLatch(1);
+            AtomicBoolean sawInterrupt = new AtomicBoolean();
+            AtomicReference<Exception> failure = new AtomicReference<>();
+            Thread holder = spawn("busy-holder-" + trial, () -> {
+                try (LockResource job = a.lock(key)) {
+                    holding.countDown();
+                    for (int side = 0; !Thread.currentThread().isInterrupted(); side++) {
+                        try (LockResource sideLock = a.lock(key + "-side" + side % 4)) {
+                            // store calls on every turn: the abort's interrupt lands in one of them
+                        } catch (LockManagerException e) {
+                            if (!Thread.currentThread().isInterrupted()) {
+                                throw e;
+                            }
+                        }
+                    }
+                    sawInterrupt.set(true);
+                } catch (Exception e) {
+                    failure.set(e);
+                }
+            });
+            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            a.abort(key);
+            holder.join(30_000);
+            assertThat(failure.get()).as("trial %d", trial).isNull();
+            assertThat(sawInterrupt).as("the holder of trial %d saw the abort", trial).isTrue();
+        }
+    }
+
+    @Test
+    void anAcquisitionSlowerThanItsLeaseIsReleasedAndReported() throws Exception {
+        InstrumentedStore slow = new InstrumentedStore(store());
+        Duration lease = Duration.ofSeconds(1);
+        LockManager a = start(nodeBuilder("a", slow).lease(lease));
+        LockManager b = node("b");
+        slow.delayAcquireAnswers(lease);
+
+        assertThatThrownBy(() -> a.lock("job")).isInstanceOfSatisfying(LockManagerException.class, e -> {
+            assertThat(e.getErrorCode()).isEqualTo(LockManagerException.ErrorCode.CONNECTION_ERROR);
+            assertThat(e).hasMessageContaining("too close to its lease of 1000 ms");
+        });
+        assertThat(slow.calls("release")).as("the late grant was given back at once").isEqualTo(1);
+        assertThat(b.isLocked("job")).isFalse();
+        slow.delayAcquireAnswers(Duration.ZERO);
+        try (LockResource lock = a.lock("job")) {
+            assertThat(lock.isNewLock()).isTrue();
+        }
+    }
+
+    @Test
     void closeInterruptsHoldersReleasesEverythingAndStopsItsThreads() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockKey;
@@ -18,10 +19,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** A node that reaches PostgreSQL through a proxy the test controls: the store unreachable, and a lost answer. */
@@ -47,7 +54,7 @@ class StoreOutageTest {
         config.setConnectionTimeout(1_000);
         throughProxy = new HikariDataSource(config);
         behindProxy = LockManagerBuilder.newBuilder()
-                .store(JdbcLockStore.builder(throughProxy).tableName(TABLE).queryTimeout(Duration.ofSeconds(1)).build())
+                .store(JdbcLockStore.builder(throughProxy).tableName(TABLE).operationTimeout(Duration.ofSeconds(1)).build())
                 .clientId(client).nodeId("behind-proxy").lease(LEASE).renewalInterval(Duration.ofMillis(500))
                 .abortPollInterval(Duration.ofMillis(250)).build();
         directStore = Stores.postgres(TABLE).store();
@@ -128,5 +135,37 @@ class StoreOutageTest {
         assertThat(stored.fencingToken()).isEqualTo(lock.getFencingToken());
         lock.close();
         assertThat(directStore.read(LockKey.dc("default", client, "k"))).as("no orphan after release").isEmpty();
+    }
+
+    @Test
+    void aPartitionBlocksNoCallForLongerThanTheOperationTimeout() throws Exception {
+        // no socketTimeout in the URL, as most applications run: only the store's own bound applies
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test");
+        config.setUsername("postgres");
+        config.setMaximumPoolSize(2);
+        config.setConnectionTimeout(1_000);
+        ExecutorService calls = Executors.newFixedThreadPool(2);
+        try (HikariDataSource partitionable = new HikariDataSource(config);
+             LockManager node = LockManagerBuilder.newBuilder().store(JdbcLockStore.builder(partitionable)
+                             .tableName(TABLE).operationTimeout(Duration.ofSeconds(1)).build())
+                     .clientId(client).nodeId("partitioned").lease(LEASE).build()) {
+            LockResource held = node.lock("held");
+            proxy.partition();
+            long start = System.nanoTime();
+
+            Future<?> closing = calls.submit(held::close);
+            Future<?> locking = calls.submit(() -> node.lock("new"));
+
+            // far above the 1 s operation timeout, far below the partition: the calls must not wait for it to heal
+            closing.get(15, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> locking.get(15, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(LockManagerException.class);
+            System.out.printf("partition: close() and lock() returned within %d ms (operation timeout 1000 ms)%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        } finally {
+            proxy.restore();
+            calls.shutdownNow();
+        }
     }
 }

@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback TCP proxy in front of a store, under the test's control: it can cut every connection and refuse
- * new ones (the store unreachable), and it can let a request through and swallow its answer (an ambiguous
- * write). Only ever listens on and connects to 127.0.0.1.
+ * new ones (the store unreachable), drop every byte without closing anything (a network partition), and let a
+ * request through and swallow its answer (an ambiguous write). Only ever listens on and connects to 127.0.0.1.
  */
 final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
@@ -23,6 +23,7 @@ final class TcpProxy implements AutoCloseable {
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private final AtomicInteger swallowed = new AtomicInteger();
     private volatile boolean cut;
+    private volatile boolean partitioned;
     private volatile byte[] swallowAnswerTo;
 
     TcpProxy(int upstreamPort) throws IOException {
@@ -44,8 +45,17 @@ final class TcpProxy implements AutoCloseable {
         open.clear();
     }
 
+    /**
+     * Drops every byte in both directions and leaves connections open, new ones included, as a partition that
+     * loses packets without a reset does, until {@link #restore()}.
+     */
+    void partition() {
+        partitioned = true;
+    }
+
     void restore() {
         cut = false;
+        partitioned = false;
     }
 
     /** The next request containing {@code marker} reaches the store; its answer is dropped and its connection closed. */
@@ -63,6 +73,11 @@ final class TcpProxy implements AutoCloseable {
                 Socket client = server.accept();
                 if (cut) {
                     closeQuietly(client);
+                    continue;
+                }
+                if (partitioned) {
+                    // accepted, never answered: the client waits for a server that does not reply
+                    open.add(client);
                     continue;
                 }
                 Socket upstream = new Socket();
@@ -90,6 +105,9 @@ final class TcpProxy implements AutoCloseable {
                     } else if (!request && armed[0]) {
                         swallowed.incrementAndGet();
                         break;
+                    }
+                    if (partitioned) {
+                        continue;
                     }
                     out.write(buffer, 0, n);
                     out.flush();

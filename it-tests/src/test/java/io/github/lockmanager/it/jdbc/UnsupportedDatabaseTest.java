@@ -29,7 +29,7 @@ class UnsupportedDatabaseTest {
         assertThatThrownBy(() -> JdbcLockStore.builder(null)).hasMessageContaining("dataSource");
         assertThatThrownBy(() -> JdbcLockStore.builder(new SQLiteDataSource()).tableName("locks; drop table x"))
                 .hasMessageContaining("tableName");
-        assertThatThrownBy(() -> JdbcLockStore.builder(new SQLiteDataSource()).queryTimeout(java.time.Duration.ZERO))
-                .hasMessageContaining("queryTimeout");
+        assertThatThrownBy(() -> JdbcLockStore.builder(new SQLiteDataSource()).operationTimeout(java.time.Duration.ZERO))
+                .hasMessageContaining("operationTimeout");
     }
 }

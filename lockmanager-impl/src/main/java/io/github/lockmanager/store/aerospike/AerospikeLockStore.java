@@ -31,6 +31,7 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
+import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,8 +69,18 @@ import static io.github.lockmanager.store.aerospike.AerospikeLayout.TOKEN;
  * isLocked 1; getLocks one info call and a scan per lock set.
  *
  * <p>Leases are record TTLs measured by the server, in whole seconds: the TTL is the lease rounded up plus one
- * second, so a record never expires before its lease (a crashed node's lock may outlive its lease by up to two
- * seconds). The client is not closed by this store. Thread-safe.
+ * second, so a record never expires before its lease. The server counts expiry in whole seconds, so a crashed
+ * node's lock is free at the latest the lease rounded up to whole seconds plus two seconds after its last
+ * renewal (a 1.5 s lease: at most 4 s, that is 2.5 s after the lease).
+ *
+ * <p>{@link #initialize()} refuses a namespace whose records do not survive a restart (its fencing counters
+ * would start again from 1) unless {@link Builder#allowVolatileNamespace(boolean)} accepts that, and refuses
+ * {@link Builder#durableDelete(boolean)} on Community Edition, which rejects durable deletes. It logs whether
+ * the namespace is strong-consistency: an available-first namespace (every Community Edition one) can grant one
+ * lock on both sides of a network split.
+ *
+ * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}:
+ * each attempt's client timeout is what is left of it. The client is not closed by this store. Thread-safe.
  */
 public final class AerospikeLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(AerospikeLockStore.class);
@@ -80,6 +91,8 @@ public final class AerospikeLockStore implements LockStore {
     private final String namespace;
     private final String setSuffix;
     private final boolean durableDelete;
+    private final boolean allowVolatileNamespace;
+    private final Duration operationTimeout;
     private final RetryPolicy retries;
 
     private AerospikeLockStore(Builder builder) {
@@ -87,6 +100,8 @@ public final class AerospikeLockStore implements LockStore {
         this.namespace = builder.namespace;
         this.setSuffix = builder.setSuffix;
         this.durableDelete = builder.durableDelete;
+        this.allowVolatileNamespace = builder.allowVolatileNamespace;
+        this.operationTimeout = builder.operationTimeout;
         this.retries = builder.retries;
     }
 
@@ -101,6 +116,8 @@ public final class AerospikeLockStore implements LockStore {
         private String setSuffix = "locks";
         private List<String> farmIds = List.of();
         private boolean durableDelete;
+        private boolean allowVolatileNamespace;
+        private Duration operationTimeout = Duration.ofSeconds(5);
         private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
 
         private Builder(IAerospikeClient client) {
@@ -137,9 +154,36 @@ public final class AerospikeLockStore implements LockStore {
             return this;
         }
 
-        /** Deletes leave a tombstone, so a released lock cannot come back after a cold restart (Enterprise Edition). Default false. */
+        /**
+         * Deletes leave a tombstone, so a released lock cannot come back after a cold restart. Enterprise Edition
+         * only: {@link AerospikeLockStore#initialize()} refuses it on Community Edition. Default false.
+         */
         public Builder durableDelete(boolean durableDelete) {
             this.durableDelete = durableDelete;
+            return this;
+        }
+
+        /**
+         * Accepts a namespace kept in memory only. Its records, the fencing counters among them, are gone after a
+         * restart of its nodes, so fencing tokens start again from 1 and a resource that checks them would refuse
+         * the new holders. Default false: {@link AerospikeLockStore#initialize()} refuses such a namespace.
+         */
+        public Builder allowVolatileNamespace(boolean allowVolatileNamespace) {
+            this.allowVolatileNamespace = allowVolatileNamespace;
+            return this;
+        }
+
+        /**
+         * The longest one store call may take, its retries included: 50 ms to 10 minutes. Keep it well under the
+         * lock manager's renewal interval. Default 5 s.
+         */
+        public Builder operationTimeout(Duration operationTimeout) {
+            if (operationTimeout == null || operationTimeout.compareTo(Duration.ofMillis(50)) < 0
+                    || operationTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("operationTimeout must be between 50 ms and 10 minutes, was "
+                        + operationTimeout);
+            }
+            this.operationTimeout = operationTimeout;
             return this;
         }
 
@@ -171,6 +215,7 @@ public final class AerospikeLockStore implements LockStore {
         } catch (AerospikeException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "no Aerospike node is reachable: " + e, e);
         }
+        AerospikeNamespace ns;
         try {
             List<String> namespaces = Arrays.asList(Info.request(node, "namespaces").trim().split(";"));
             if (!namespaces.contains(namespace)) {
@@ -178,15 +223,40 @@ public final class AerospikeLockStore implements LockStore {
                         + "' does not exist on the cluster (it has " + namespaces + "); configure it on the server or"
                         + " choose one of those");
             }
-            Map<String, String> config = parse(Info.request(node, "namespace/" + namespace), ';');
-            if ("0".equals(config.get("nsup-period")) && !"true".equals(config.get("allow-ttl-without-nsup"))) {
-                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + namespace
-                        + "' rejects records with a TTL (nsup-period is 0): set nsup-period (for example 120) or "
-                        + "allow-ttl-without-nsup true in its configuration");
-            }
+            ns = new AerospikeNamespace(namespace, Info.request(node, "namespace/" + namespace),
+                    Info.request(node, "edition"));
         } catch (AerospikeException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not inspect Aerospike namespace '"
                     + namespace + "': " + e, e);
+        }
+        check(ns);
+    }
+
+    /** Refuses a namespace the store cannot keep its promises on, and says what kind of consistency it gives. */
+    void check(AerospikeNamespace ns) throws LockManagerException {
+        if (!ns.acceptsTtl()) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + ns.name()
+                    + "' rejects records with a TTL (nsup-period is 0): set nsup-period (for example 120) or "
+                    + "allow-ttl-without-nsup true in its configuration");
+        }
+        if (!ns.isPersistent() && !allowVolatileNamespace) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + ns.name()
+                    + "' keeps its records in memory only (storage-engine " + ns.storageEngine() + "): after a restart "
+                    + "its fencing counters are gone and tokens start again from 1. Give it persistent storage, or "
+                    + "accept that with allowVolatileNamespace(true)");
+        }
+        if (durableDelete && !ns.supportsDurableDelete()) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "durableDelete(true) needs Aerospike "
+                    + "Enterprise Edition, but the server is " + ns.edition() + ", which would refuse every release; "
+                    + "turn durableDelete off");
+        }
+        if (ns.isStrongConsistency()) {
+            log.info("Aerospike namespace '{}' is strong-consistency ({}): a lock is granted on one side of a split only",
+                    ns.name(), ns.edition());
+        } else {
+            log.warn("Aerospike namespace '{}' is available-first, not strong-consistency ({}): after a network split "
+                    + "both sides can grant the same lock until the cluster heals. Use a strong-consistency namespace "
+                    + "(Enterprise Edition) where that matters", ns.name(), ns.edition());
         }
     }
 
@@ -194,10 +264,10 @@ public final class AerospikeLockStore implements LockStore {
     public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
         LockHandle handle = request.handle();
         Key lockKey = lockKey(handle.key());
-        return retries.call("acquire lock '" + handle.key().name() + "' in Aerospike", AerospikeLockStore::isTransient, () -> {
+        return retries.call("acquire lock '" + handle.key().name() + "' in Aerospike", operationTimeout, FAILURES, timeout -> {
             long lockTime = System.currentTimeMillis();
             try {
-                client.operate(writePolicy(RecordExistsAction.CREATE_ONLY, AerospikeLayout.ttlSeconds(lease), null),
+                client.operate(writePolicy(RecordExistsAction.CREATE_ONLY, AerospikeLayout.ttlSeconds(lease), null, timeout),
                         lockKey,
                         Operation.put(new Bin(OWNER, handle.ownerToken())),
                         Operation.put(new Bin(NODE, request.nodeId())),
@@ -223,10 +293,10 @@ public final class AerospikeLockStore implements LockStore {
                     return AcquireResult.acquired(current.get());
                 }
             }
-            long token = nextFencingToken(handle.key());
+            long token = nextFencingToken(handle.key(), timeout);
             try {
                 Record stamped = client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL,
-                        ownedBy(handle)), lockKey, Operation.put(new Bin(TOKEN, token)), Operation.get());
+                        ownedBy(handle), timeout), lockKey, Operation.put(new Bin(TOKEN, token)), Operation.get());
                 return AcquireResult.acquired(toRecord(handle.key(), stamped).orElseThrow());
             } catch (AerospikeException e) {
                 if (e.getResultCode() == ResultCode.FILTERED_OUT || e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
@@ -239,8 +309,8 @@ public final class AerospikeLockStore implements LockStore {
     }
 
     /** Moves the key's fencing counter, a record without TTL, and returns its new value. */
-    private long nextFencingToken(LockKey key) {
-        Record counter = client.operate(writePolicy(RecordExistsAction.UPDATE, NEVER_EXPIRE, null),
+    private long nextFencingToken(LockKey key, long timeout) {
+        Record counter = client.operate(writePolicy(RecordExistsAction.UPDATE, NEVER_EXPIRE, null, timeout),
                 new Key(namespace, set(key), AerospikeLayout.counterUserKey(key)),
                 Operation.add(new Bin(FENCE, 1L)), Operation.get(FENCE));
         return counter.getLong(FENCE);
@@ -249,7 +319,7 @@ public final class AerospikeLockStore implements LockStore {
     @Override
     public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
         int ttl = AerospikeLayout.ttlSeconds(lease);
-        return retries.call("renew " + handles.size() + " locks in Aerospike", AerospikeLockStore::isTransient, () -> {
+        return retries.call("renew " + handles.size() + " locks in Aerospike", operationTimeout, FAILURES, timeout -> {
             List<BatchRecord> writes = new ArrayList<>(handles.size());
             for (LockHandle handle : handles) {
                 BatchWritePolicy policy = client.copyBatchWritePolicyDefault();
@@ -261,16 +331,23 @@ public final class AerospikeLockStore implements LockStore {
                         new Operation[]{Operation.touch(), Operation.put(new Bin(LEASE, lease.toMillis())),
                                 Operation.get(STATUS)}));
             }
-            client.operate(batchPolicy(), writes);
+            client.operate(batchPolicy(timeout), writes);
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             for (int i = 0; i < handles.size(); i++) {
-                answers.put(handles.get(i), answer(writes.get(i)));
+                HoldState state = answer(writes.get(i));
+                if (state != null) {
+                    answers.put(handles.get(i), state);
+                }
             }
             return answers;
         });
     }
 
-    private static HoldState answer(BatchRecord result) {
+    /**
+     * The answer of one renewal: only "not found" and an owner filter that failed mean the lock is lost; any other
+     * error leaves the lock unanswered ({@code null}), so that its lease counts as unconfirmed and it is asked again.
+     */
+    static HoldState answer(BatchRecord result) {
         switch (result.resultCode) {
             case ResultCode.OK:
                 return LockStatus.ABORT.name().equals(result.record.getString(STATUS))
@@ -279,26 +356,37 @@ public final class AerospikeLockStore implements LockStore {
             case ResultCode.KEY_NOT_FOUND_ERROR:
                 return HoldState.LOST;
             default:
-                // no definite answer for this lock: the batch counts as failed and is tried again
-                throw new AerospikeException(result.resultCode, result.inDoubt);
+                return null;
         }
+    }
+
+    /** The answer of one abort poll, by the same rule as {@link #answer}: a read error is no answer. */
+    static HoldState checked(LockHandle handle, BatchRead read) {
+        if (read.resultCode == ResultCode.KEY_NOT_FOUND_ERROR) {
+            return HoldState.LOST;
+        }
+        if (read.resultCode != ResultCode.OK || read.record == null) {
+            return null;
+        }
+        return !handle.ownerToken().equals(read.record.getString(OWNER)) ? HoldState.LOST
+                : LockStatus.ABORT.name().equals(read.record.getString(STATUS)) ? HoldState.ABORT_REQUESTED
+                : HoldState.HELD;
     }
 
     @Override
     public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
-        return retries.call("check " + handles.size() + " locks in Aerospike", AerospikeLockStore::isTransient, () -> {
+        return retries.call("check " + handles.size() + " locks in Aerospike", operationTimeout, FAILURES, timeout -> {
             List<BatchRead> reads = new ArrayList<>(handles.size());
             for (LockHandle handle : handles) {
                 reads.add(new BatchRead(lockKey(handle.key()), new String[]{OWNER, STATUS}));
             }
-            client.get(batchPolicy(), reads);
+            client.get(batchPolicy(timeout), reads);
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             for (int i = 0; i < handles.size(); i++) {
-                Record record = reads.get(i).record;
-                boolean ours = record != null && handles.get(i).ownerToken().equals(record.getString(OWNER));
-                answers.put(handles.get(i), !ours ? HoldState.LOST
-                        : LockStatus.ABORT.name().equals(record.getString(STATUS)) ? HoldState.ABORT_REQUESTED
-                        : HoldState.HELD);
+                HoldState state = checked(handles.get(i), reads.get(i));
+                if (state != null) {
+                    answers.put(handles.get(i), state);
+                }
             }
             return answers;
         });
@@ -307,8 +395,8 @@ public final class AerospikeLockStore implements LockStore {
     @Override
     public boolean release(LockHandle handle) throws LockManagerException {
         Key lockKey = lockKey(handle.key());
-        return retries.call("release lock '" + handle.key().name() + "' in Aerospike", AerospikeLockStore::isTransient, () -> {
-            WritePolicy policy = writePolicy(RecordExistsAction.UPDATE, 0, ownedBy(handle));
+        return retries.call("release lock '" + handle.key().name() + "' in Aerospike", operationTimeout, FAILURES, timeout -> {
+            WritePolicy policy = writePolicy(RecordExistsAction.UPDATE, 0, ownedBy(handle), timeout);
             policy.durableDelete = durableDelete;
             try {
                 return client.delete(policy, lockKey);
@@ -330,15 +418,16 @@ public final class AerospikeLockStore implements LockStore {
 
     @Override
     public Optional<LockRecord> read(LockKey key) throws LockManagerException {
-        return retries.call("read lock '" + key.name() + "' in Aerospike", AerospikeLockStore::isTransient,
-                () -> toRecord(key, client.get(null, lockKey(key))));
+        return retries.call("read lock '" + key.name() + "' in Aerospike", operationTimeout, FAILURES,
+                timeout -> toRecord(key, client.get(null, lockKey(key))));
     }
 
     @Override
     public List<LockRecord> list() throws LockManagerException {
-        return retries.call("list locks in Aerospike", AerospikeLockStore::isTransient, () -> {
+        return retries.call("list locks in Aerospike", operationTimeout, FAILURES, timeout -> {
             List<LockRecord> records = Collections.synchronizedList(new ArrayList<>());
             ScanPolicy policy = client.copyScanPolicyDefault();
+            policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
             for (String set : lockSets()) {
                 client.scanAll(policy, namespace, set, (key, record) -> {
                     if (key.userKey == null || !AerospikeLayout.isLockUserKey(key.userKey.toString())) {
@@ -359,7 +448,7 @@ public final class AerospikeLockStore implements LockStore {
         Set<String> sets = new java.util.TreeSet<>();
         for (Node node : client.getNodes()) {
             for (String entry : Info.request(node, "sets/" + namespace).split(";")) {
-                String set = parse(entry, ':').get("set");
+                String set = AerospikeNamespace.parse(entry, ':').get("set");
                 if (set != null && (set.equals(AerospikeLayout.xdcSet(setSuffix))
                         || (set.startsWith("DC#") && set.endsWith("#" + setSuffix)))) {
                     sets.add(set);
@@ -371,9 +460,9 @@ public final class AerospikeLockStore implements LockStore {
 
     @Override
     public boolean markAbort(LockKey key) throws LockManagerException {
-        return retries.call("abort lock '" + key.name() + "' in Aerospike", AerospikeLockStore::isTransient, () -> {
+        return retries.call("abort lock '" + key.name() + "' in Aerospike", operationTimeout, FAILURES, timeout -> {
             try {
-                client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL, null), lockKey(key),
+                client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL, null, timeout), lockKey(key),
                         Operation.put(new Bin(STATUS, LockStatus.ABORT.name())));
                 return true;
             } catch (AerospikeException e) {
@@ -407,8 +496,9 @@ public final class AerospikeLockStore implements LockStore {
         return Exp.build(Exp.eq(Exp.stringBin(OWNER), Exp.val(handle.ownerToken())));
     }
 
-    private WritePolicy writePolicy(RecordExistsAction action, int expiration, Expression filter) {
+    private WritePolicy writePolicy(RecordExistsAction action, int expiration, Expression filter, long timeout) {
         WritePolicy policy = client.copyWritePolicyDefault();
+        policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
         policy.recordExistsAction = action;
         policy.commitLevel = CommitLevel.COMMIT_ALL;
         policy.expiration = expiration;
@@ -418,8 +508,10 @@ public final class AerospikeLockStore implements LockStore {
         return policy;
     }
 
-    private BatchPolicy batchPolicy() {
-        return client.copyBatchPolicyDefault();
+    private BatchPolicy batchPolicy(long timeout) {
+        BatchPolicy policy = client.copyBatchPolicyDefault();
+        policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
+        return policy;
     }
 
     private static Optional<LockRecord> toRecord(LockKey key, Record record) {
@@ -434,16 +526,7 @@ public final class AerospikeLockStore implements LockStore {
                 LockStatus.valueOf(record.getString(STATUS)), record.getLong(TOKEN)));
     }
 
-    private static Map<String, String> parse(String text, char separator) {
-        Map<String, String> values = new HashMap<>();
-        for (String pair : text.trim().split(String.valueOf(separator))) {
-            int eq = pair.indexOf('=');
-            if (eq > 0) {
-                values.put(pair.substring(0, eq), pair.substring(eq + 1));
-            }
-        }
-        return values;
-    }
+    private static final RetryPolicy.Classifier FAILURES = e -> isTransient(e) ? Failure.TRANSIENT : Failure.PERMANENT;
 
     static boolean isTransient(Exception e) {
         if (e instanceof AerospikeException.Timeout || e instanceof AerospikeException.Connection) {

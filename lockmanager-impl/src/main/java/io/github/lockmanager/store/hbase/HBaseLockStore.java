@@ -11,6 +11,7 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
+import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
@@ -73,14 +74,14 @@ public final class HBaseLockStore implements LockStore {
     private final Connection connection;
     private final TableName tableName;
     private final boolean closeConnection;
-    private final int operationTimeoutMillis;
+    private final Duration operationTimeout;
     private final RetryPolicy retries;
 
     private HBaseLockStore(Builder builder) {
         this.connection = builder.connection;
         this.tableName = builder.tableName;
         this.closeConnection = builder.closeConnection;
-        this.operationTimeoutMillis = (int) builder.operationTimeout.toMillis();
+        this.operationTimeout = builder.operationTimeout;
         this.retries = builder.retries;
     }
 
@@ -124,8 +125,8 @@ public final class HBaseLockStore implements LockStore {
         }
 
         /**
-         * The longest one HBase call may take, HBase's own retries included; keep it well under the lock
-         * manager's renewal interval. Default 5 s.
+         * The longest one store call may take, HBase's own retries and this store's included; keep it well under
+         * the lock manager's renewal interval. Default 5 s.
          */
         public Builder operationTimeout(Duration operationTimeout) {
             if (operationTimeout == null || operationTimeout.isZero() || operationTimeout.isNegative()
@@ -151,10 +152,23 @@ public final class HBaseLockStore implements LockStore {
         }
     }
 
+    /**
+     * Creates the table when absent, or checks the layout of an existing one.
+     *
+     * @throws LockManagerException {@code CONNECTION_ERROR}, naming the ZooKeeper quorum, if the cluster cannot
+     *                              be reached; {@code TABLE_CREATION_ERROR} if the table cannot be created or has a
+     *                              layout the store cannot use
+     */
     @Override
     public void initialize() throws LockManagerException {
         try (Admin admin = connection.getAdmin()) {
-            if (!admin.tableExists(tableName)) {
+            boolean exists;
+            try {
+                exists = admin.tableExists(tableName);
+            } catch (IOException e) {
+                throw unreachable(e);
+            }
+            if (!exists) {
                 try {
                     admin.createTable(HBaseTableLayout.descriptor(tableName), HBaseTableLayout.splitKeys());
                     log.info("Created lock table {} with {} regions", tableName, HBaseTableLayout.REGIONS);
@@ -177,9 +191,24 @@ public final class HBaseLockStore implements LockStore {
                         tableName, String.join("; ", tuning));
             }
         } catch (IOException e) {
+            if (RetryPolicy.isInterruption(e)) {
+                Thread.currentThread().interrupt();
+                throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "creating lock table " + tableName
+                        + " was interrupted", e);
+            }
             throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create or inspect lock table "
                     + tableName + ": " + e, e);
         }
+    }
+
+    private LockManagerException unreachable(IOException e) {
+        if (RetryPolicy.isInterruption(e)) {
+            Thread.currentThread().interrupt();
+        }
+        String quorum = connection.getConfiguration().get("hbase.zookeeper.quorum") + " (client port "
+                + connection.getConfiguration().get("hbase.zookeeper.property.clientPort", "2181") + ")";
+        return new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the HBase cluster of ZooKeeper "
+                + "quorum " + quorum + " to look up lock table " + tableName + ": " + e, e);
     }
 
     @Override
@@ -391,15 +420,14 @@ public final class HBaseLockStore implements LockStore {
     }
 
     private <T> T call(String what, TableCall<T> body) throws LockManagerException {
-        return retries.call(what + " in HBase table " + tableName, HBaseLockStore::isTransient, () -> {
+        return retries.call(what + " in HBase table " + tableName, operationTimeout, FAILURES, remaining -> {
             try (Table table = connection.getTableBuilder(tableName, null)
-                    .setOperationTimeout(operationTimeoutMillis).build()) {
+                    .setOperationTimeout((int) Math.min(Integer.MAX_VALUE, remaining)).build()) {
                 return body.run(table);
             }
         });
     }
 
-    private static boolean isTransient(Exception e) {
-        return e instanceof IOException && !(e instanceof DoNotRetryIOException);
-    }
+    private static final RetryPolicy.Classifier FAILURES = e -> e instanceof IOException
+            && !(e instanceof DoNotRetryIOException) ? Failure.TRANSIENT : Failure.PERMANENT;
 }

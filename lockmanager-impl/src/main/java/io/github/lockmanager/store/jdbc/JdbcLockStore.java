@@ -19,9 +19,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTimeoutException;
-import java.sql.SQLTransientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.regex.Pattern;
 
 /**
@@ -38,32 +36,48 @@ import java.util.regex.Pattern;
  * disagree still exclude each other. PostgreSQL, MariaDB, MySQL 8 and H2 are supported, picked from the
  * driver's {@code DatabaseMetaData}; any other database fails {@link #initialize()}.
  *
- * <p>The table (created by {@link #initialize()} when absent) has one row per key ever locked: {@code lock_key}
- * (the level/farm/client-prefixed key, primary key, compared byte-wise), {@code owner_token} (null when free),
- * {@code node_id}, {@code thread_name}, {@code status}, {@code lock_time}, {@code expires_at},
- * {@code fencing_token} and {@code last_modified} (epoch ms of the database clock). Released rows are kept as
- * free so that their fencing token keeps increasing.
+ * <p>The table is created by {@link #initialize()} when absent, from the DDL file shipped for each database in
+ * this jar ({@code io/github/lockmanager/store/jdbc/postgresql.sql}, {@code mariadb.sql}, {@code mysql.sql},
+ * {@code h2.sql}), which DBAs may run themselves; an existing table's key column is checked, and one that would
+ * merge distinct keys is refused. Columns: {@code lock_key} (the level/farm/client-prefixed key, primary key,
+ * compared byte-wise), {@code owner_token} (null when free), {@code node_id}, {@code thread_name},
+ * {@code status}, {@code lock_time}, {@code expires_at}, {@code fencing_token} and {@code last_modified} (epoch
+ * ms of the database clock). A released row is kept as free, and deleted by {@link #purgeIdleRecords()} once it
+ * has been idle for the {@linkplain Builder#idleRecordRetention retention}: the table holds the keys in use.
  *
  * <p>Round trips: acquire 1 on PostgreSQL, 2 elsewhere (the atomic statement, then a read of the row); renew 1
  * on PostgreSQL, 2 elsewhere in one transaction (update, then read which rows were renewed), per batch; check,
  * release, abort, isLocked 1; getLocks 1. Every call takes a connection from the data source and returns it;
- * no transaction is left open. Thread-safe.
+ * no transaction is left open.
+ *
+ * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}
+ * once it holds a connection: each statement runs with the remaining time as its query timeout and as the
+ * connection's network timeout, so a network that drops packets cannot block a caller for longer. Waiting for a
+ * connection is the pool's business: keep the pool's connection timeout (HikariCP {@code connectionTimeout},
+ * the driver's {@code connectTimeout}/{@code loginTimeout}) under the operation timeout. A connection the server
+ * dropped (restart, {@code pg_terminate_backend}, a killed MariaDB thread) is retried at once on the next one,
+ * so a pool that does not test its connections cannot cost a lock. Thread-safe.
  */
 public final class JdbcLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
     private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
     private static final int MAX_THREAD_NAME = 256;
 
+    /** Network timeouts are enforced by the driver's socket; no executor work is needed. */
+    private static final Executor DIRECT = Runnable::run;
+
     private final DataSource dataSource;
     private final String table;
-    private final int queryTimeoutSeconds;
+    private final Duration operationTimeout;
+    private final Duration idleRecordRetention;
     private final RetryPolicy retries;
     private volatile Statements statements;
 
     private JdbcLockStore(Builder builder) {
         this.dataSource = builder.dataSource;
         this.table = builder.table;
-        this.queryTimeoutSeconds = (int) Math.max(1, builder.queryTimeout.toSeconds());
+        this.operationTimeout = builder.operationTimeout;
+        this.idleRecordRetention = builder.idleRecordRetention;
         this.retries = builder.retries;
     }
 
@@ -75,7 +89,8 @@ public final class JdbcLockStore implements LockStore {
     public static final class Builder {
         private final DataSource dataSource;
         private String table = "lockmanager_locks";
-        private Duration queryTimeout = Duration.ofSeconds(5);
+        private Duration operationTimeout = Duration.ofSeconds(5);
+        private Duration idleRecordRetention = Duration.ofHours(1);
         private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
 
         private Builder(DataSource dataSource) {
@@ -98,12 +113,33 @@ public final class JdbcLockStore implements LockStore {
             return this;
         }
 
-        /** The longest one statement may run, in whole seconds (at least 1). Default 5 s. */
-        public Builder queryTimeout(Duration queryTimeout) {
-            if (queryTimeout == null || queryTimeout.toSeconds() < 1) {
-                throw new IllegalArgumentException("queryTimeout must be at least 1 second, was " + queryTimeout);
+        /**
+         * The longest one store call may take once it has a connection, its retries included: 200 ms to 10
+         * minutes. Keep it well under the lock manager's renewal interval. Default 5 s.
+         */
+        public Builder operationTimeout(Duration operationTimeout) {
+            if (operationTimeout == null || operationTimeout.compareTo(Duration.ofMillis(200)) < 0
+                    || operationTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("operationTimeout must be between 200 ms and 10 minutes, was "
+                        + operationTimeout);
             }
-            this.queryTimeout = queryTimeout;
+            this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        /**
+         * How long a free or expired row stays before {@link JdbcLockStore#purgeIdleRecords()} deletes it: 1 second
+         * to 365 days. A key locked again after its row was deleted gets a fencing token above every earlier one
+         * as long as the database clock never steps back by more than this, so keep it well above the clock
+         * corrections your database host may see. Default 1 hour.
+         */
+        public Builder idleRecordRetention(Duration idleRecordRetention) {
+            if (idleRecordRetention == null || idleRecordRetention.compareTo(Duration.ofSeconds(1)) < 0
+                    || idleRecordRetention.compareTo(Duration.ofDays(365)) > 0) {
+                throw new IllegalArgumentException("idleRecordRetention must be between 1 second and 365 days, was "
+                        + idleRecordRetention);
+            }
+            this.idleRecordRetention = idleRecordRetention;
             return this;
         }
 
@@ -130,6 +166,10 @@ public final class JdbcLockStore implements LockStore {
         final String listLive;
         final String release;
         final String abort;
+        final String purge;
+        /** PostgreSQL's batch statements with array parameters; {@code null} elsewhere. */
+        final String renewByArrays;
+        final String statesByArrays;
         private final String table;
         private final Map<String, String> byBatchSize = Collections.synchronizedMap(new HashMap<>());
 
@@ -145,16 +185,15 @@ public final class JdbcLockStore implements LockStore {
             this.release = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now
                     + ", last_modified = " + now + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
             this.abort = "UPDATE " + table + " SET status = 'ABORT', last_modified = " + now + " WHERE lock_key = ?" + live;
+            this.purge = dialect.purge(table);
+            this.renewByArrays = dialect.renewByArrays(table);
+            this.statesByArrays = dialect.statesByArrays(table);
         }
 
-        /**
-         * The batch statements for {@code n} locks, padded to a power of two so that only a handful of distinct
+        /*
+         * The IN-list statements for n locks, padded to a power of two so that only a handful of distinct
          * statements ever exist (drivers cache prepared statements by their text).
          */
-        String renewReturning(int n) {
-            return byBatchSize.computeIfAbsent("rr" + n, k -> dialect.renewReturning(table, marks(n), marks(n)));
-        }
-
         String renew(int n) {
             return byBatchSize.computeIfAbsent("r" + n, k -> "UPDATE " + table + " SET expires_at = " + dialect.now()
                     + " + ?, last_modified = " + dialect.now() + " WHERE lock_key IN (" + marks(n)
@@ -172,27 +211,37 @@ public final class JdbcLockStore implements LockStore {
         }
     }
 
+    /**
+     * Creates the table when absent, then checks its key column: a column that would merge distinct keys (a
+     * case- or accent-insensitive or padding collation) or cut long ones is refused.
+     */
     @Override
     public void initialize() throws LockManagerException {
         Statements sql = statements();
         try (Connection c = dataSource.getConnection()) {
             try (PreparedStatement create = c.prepareStatement(sql.dialect.createTable(table))) {
-                create.setQueryTimeout(queryTimeoutSeconds * 6);
+                create.setQueryTimeout(timeoutSeconds(operationTimeout.toMillis()) * 6);
                 create.execute();
                 log.debug("Lock table {} is in place on {}", table, sql.dialect.name());
             } catch (SQLException e) {
                 // another node may have created it at the same moment (PostgreSQL then reports a duplicate type)
                 if (!tableExists(c)) {
                     throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create lock table " + table
-                            + " on " + sql.dialect.name() + " (SQL state " + e.getSQLState() + "): " + e.getMessage(), e);
+                            + " on " + sql.dialect.name() + ": " + SqlFailures.INSTANCE.describe(e), e);
                 }
             }
+            String problem = sql.dialect.keyColumnProblem(c, table);
             if (!c.getAutoCommit()) {
                 c.commit();
             }
+            if (problem != null) {
+                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "lock table " + table + " on "
+                        + sql.dialect.name() + " exists with a layout the store cannot use: " + problem + ". Recreate it "
+                        + "from " + sql.dialect.ddlFile() + " in the lockmanager jar, or choose another table name.");
+            }
         } catch (SQLException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database to create lock table "
-                    + table + " (SQL state " + e.getSQLState() + "): " + e.getMessage(), e);
+                    + table + ": " + SqlFailures.INSTANCE.describe(e), e);
         }
     }
 
@@ -218,7 +267,7 @@ public final class JdbcLockStore implements LockStore {
             version = c.getMetaData().getDatabaseProductVersion();
         } catch (SQLException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database of lock table "
-                    + table + " (SQL state " + e.getSQLState() + "): " + e.getMessage(), e);
+                    + table + ": " + SqlFailures.INSTANCE.describe(e), e);
         }
         SqlDialect dialect = SqlDialect.of(product);
         if (dialect == null) {
@@ -234,9 +283,9 @@ public final class JdbcLockStore implements LockStore {
     public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
         Statements sql = statements();
         LockHandle handle = request.handle();
-        return call("acquire lock '" + handle.key().name() + "'", c -> {
+        return call("acquire lock '" + handle.key().name() + "'", (c, timeout) -> {
             Optional<LockRecord> taken = Optional.empty();
-            try (PreparedStatement acquire = prepare(c, sql.acquire)) {
+            try (PreparedStatement acquire = prepare(c, sql.acquire, timeout)) {
                 acquire.setString(1, handle.key().storageKey());
                 acquire.setString(2, handle.ownerToken());
                 acquire.setString(3, request.nodeId());
@@ -251,7 +300,7 @@ public final class JdbcLockStore implements LockStore {
                 }
             } catch (SQLException e) {
                 // a unique violation means another node inserted the row first: it holds the key
-                if (!isUniqueViolation(e)) {
+                if (!SqlFailures.isUniqueViolation(e)) {
                     throw e;
                 }
             }
@@ -259,7 +308,7 @@ public final class JdbcLockStore implements LockStore {
                 return AcquireResult.acquired(taken.get());
             }
             // name the holder: possibly this very acquisition, when an earlier attempt applied after all
-            Optional<LockRecord> current = queryOne(c, sql.readLive, handle.key().storageKey());
+            Optional<LockRecord> current = queryOne(c, sql.readLive, handle.key().storageKey(), timeout);
             if (current.isPresent() && current.get().handle().equals(handle)) {
                 return AcquireResult.acquired(current.get());
             }
@@ -270,23 +319,22 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
         Statements sql = statements();
-        int n = paddedSize(handles.size());
-        return call("renew " + handles.size() + " locks", c -> {
-            String returning = sql.renewReturning(n);
-            if (returning != null) {
-                try (PreparedStatement renew = prepare(c, returning)) {
+        return call("renew " + handles.size() + " locks", (c, timeout) -> {
+            if (sql.renewByArrays != null) {
+                try (PreparedStatement renew = prepare(c, sql.renewByArrays, timeout)) {
                     renew.setLong(1, lease.toMillis());
-                    bindBatch(renew, 2, handles, n);
+                    bindArrays(c, renew, 2, handles);
                     return answers(handles, renew);
                 }
             }
+            int n = paddedSize(handles.size());
             return inTransaction(c, () -> {
-                try (PreparedStatement renew = prepare(c, sql.renew(n))) {
+                try (PreparedStatement renew = prepare(c, sql.renew(n), timeout)) {
                     renew.setLong(1, lease.toMillis());
                     bindBatch(renew, 2, handles, n);
                     renew.executeUpdate();
                 }
-                try (PreparedStatement states = prepare(c, sql.states(n))) {
+                try (PreparedStatement states = prepare(c, sql.states(n), timeout)) {
                     bindBatch(states, 1, handles, n);
                     return answers(handles, states);
                 }
@@ -297,9 +345,15 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
         Statements sql = statements();
-        int n = paddedSize(handles.size());
-        return call("check " + handles.size() + " locks", c -> {
-            try (PreparedStatement states = prepare(c, sql.states(n))) {
+        return call("check " + handles.size() + " locks", (c, timeout) -> {
+            if (sql.statesByArrays != null) {
+                try (PreparedStatement states = prepare(c, sql.statesByArrays, timeout)) {
+                    bindArrays(c, states, 1, handles);
+                    return answers(handles, states);
+                }
+            }
+            int n = paddedSize(handles.size());
+            try (PreparedStatement states = prepare(c, sql.states(n), timeout)) {
                 bindBatch(states, 1, handles, n);
                 return answers(handles, states);
             }
@@ -309,8 +363,8 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public boolean release(LockHandle handle) throws LockManagerException {
         Statements sql = statements();
-        return call("release lock '" + handle.key().name() + "'", c -> {
-            try (PreparedStatement release = prepare(c, sql.release)) {
+        return call("release lock '" + handle.key().name() + "'", (c, timeout) -> {
+            try (PreparedStatement release = prepare(c, sql.release, timeout)) {
                 release.setString(1, handle.key().storageKey());
                 release.setString(2, handle.ownerToken());
                 return release.executeUpdate() == 1;
@@ -321,14 +375,14 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public Optional<LockRecord> read(LockKey key) throws LockManagerException {
         Statements sql = statements();
-        return call("read lock '" + key.name() + "'", c -> queryOne(c, sql.readLive, key.storageKey()));
+        return call("read lock '" + key.name() + "'", (c, timeout) -> queryOne(c, sql.readLive, key.storageKey(), timeout));
     }
 
     @Override
     public List<LockRecord> list() throws LockManagerException {
         Statements sql = statements();
-        return call("list locks", c -> {
-            try (PreparedStatement list = prepare(c, sql.listLive); ResultSet rs = list.executeQuery()) {
+        return call("list locks", (c, timeout) -> {
+            try (PreparedStatement list = prepare(c, sql.listLive, timeout); ResultSet rs = list.executeQuery()) {
                 List<LockRecord> records = new ArrayList<>();
                 while (rs.next()) {
                     records.add(toRecord(rs));
@@ -341,10 +395,22 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public boolean markAbort(LockKey key) throws LockManagerException {
         Statements sql = statements();
-        return call("abort lock '" + key.name() + "'", c -> {
-            try (PreparedStatement abort = prepare(c, sql.abort)) {
+        return call("abort lock '" + key.name() + "'", (c, timeout) -> {
+            try (PreparedStatement abort = prepare(c, sql.abort, timeout)) {
                 abort.setString(1, key.storageKey());
                 return abort.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** Deletes the rows that have been free or expired for longer than the idle record retention. */
+    @Override
+    public int purgeIdleRecords() throws LockManagerException {
+        Statements sql = statements();
+        return call("purge idle rows", (c, timeout) -> {
+            try (PreparedStatement purge = prepare(c, sql.purge, timeout)) {
+                purge.setLong(1, idleRecordRetention.toMillis());
+                return purge.executeUpdate();
             }
         });
     }
@@ -360,14 +426,19 @@ public final class JdbcLockStore implements LockStore {
         return "JdbcLockStore[" + table + (sql == null ? "" : " on " + sql.dialect.name()) + "]";
     }
 
-    private PreparedStatement prepare(Connection c, String statement) throws SQLException {
+    private static PreparedStatement prepare(Connection c, String statement, long timeoutMillis) throws SQLException {
         PreparedStatement prepared = c.prepareStatement(statement);
-        prepared.setQueryTimeout(queryTimeoutSeconds);
+        prepared.setQueryTimeout(timeoutSeconds(timeoutMillis));
         return prepared;
     }
 
-    private Optional<LockRecord> queryOne(Connection c, String statement, String storageKey) throws SQLException {
-        try (PreparedStatement read = prepare(c, statement)) {
+    private static int timeoutSeconds(long millis) {
+        return (int) Math.max(1, (millis + 999) / 1000);
+    }
+
+    private static Optional<LockRecord> queryOne(Connection c, String statement, String storageKey, long timeout)
+            throws SQLException {
+        try (PreparedStatement read = prepare(c, statement, timeout)) {
             read.setString(1, storageKey);
             try (ResultSet rs = read.executeQuery()) {
                 return rs.next() ? Optional.of(toRecord(rs)) : Optional.empty();
@@ -383,6 +454,19 @@ public final class JdbcLockStore implements LockStore {
             statement.setString(first + i, handle.key().storageKey());
             statement.setString(first + n + i, handle.ownerToken());
         }
+    }
+
+    /** Binds the keys as one array and the owner tokens as another, in the same order. */
+    private static void bindArrays(Connection c, PreparedStatement statement, int first, List<LockHandle> handles)
+            throws SQLException {
+        String[] keys = new String[handles.size()];
+        String[] owners = new String[handles.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = handles.get(i).key().storageKey();
+            owners[i] = handles.get(i).ownerToken();
+        }
+        statement.setArray(first, c.createArrayOf("varchar", keys));
+        statement.setArray(first + 1, c.createArrayOf("varchar", owners));
     }
 
     /** Every handle whose owner token came back is held; the others are lost. */
@@ -423,7 +507,7 @@ public final class JdbcLockStore implements LockStore {
 
     @FunctionalInterface
     private interface SqlCall<T> {
-        T run(Connection c) throws SQLException;
+        T run(Connection c, long timeoutMillis) throws SQLException;
     }
 
     @FunctionalInterface
@@ -447,46 +531,33 @@ public final class JdbcLockStore implements LockStore {
         }
     }
 
+    /**
+     * Runs {@code body} on a connection of the data source, retried as {@link SqlFailures} says, each attempt
+     * bounded by what is left of the operation timeout, also on the socket: a query timeout alone is a cancel
+     * request, which a partitioned network swallows as well.
+     */
     private <T> T call(String what, SqlCall<T> body) throws LockManagerException {
-        try {
-            return retries.call(what + " in table " + table, JdbcLockStore::isTransient, () -> {
-                try (Connection c = dataSource.getConnection()) {
-                    return body.run(c);
+        return retries.call(what + " in table " + table, operationTimeout, SqlFailures.INSTANCE, remaining -> {
+            try (Connection c = dataSource.getConnection()) {
+                int networkTimeout = c.getNetworkTimeout();
+                c.setNetworkTimeout(DIRECT, (int) Math.min(Integer.MAX_VALUE, remaining));
+                try {
+                    return body.run(c, remaining);
+                } finally {
+                    restoreNetworkTimeout(c, networkTimeout);
                 }
-            });
-        } catch (LockManagerException e) {
-            throw withSqlState(e);
+            }
+        });
+    }
+
+    /** Gives the pool its connection back as it was; a connection that broke is discarded by the pool anyway. */
+    private static void restoreNetworkTimeout(Connection c, int networkTimeout) {
+        try {
+            if (!c.isClosed()) {
+                c.setNetworkTimeout(DIRECT, networkTimeout);
+            }
+        } catch (SQLException e) {
+            log.debug("Could not restore the network timeout of a connection that failed: {}", e.toString());
         }
-    }
-
-    /** Gives a permanent SQL failure its own code, with the SQL state, instead of a generic connection error. */
-    private static LockManagerException withSqlState(LockManagerException e) {
-        if (!(e.getCause() instanceof SQLException)) {
-            return e;
-        }
-        SQLException sql = (SQLException) e.getCause();
-        ErrorCode code = e.getErrorCode() == ErrorCode.RETRIES_EXHAUSTED ? ErrorCode.RETRIES_EXHAUSTED
-                : isConnectionTrouble(sql) ? ErrorCode.CONNECTION_ERROR : ErrorCode.INTERNAL_ERROR;
-        return new LockManagerException(code, e.getMessage() + " (SQL state " + sql.getSQLState() + ")", sql);
-    }
-
-    private static boolean isUniqueViolation(SQLException e) {
-        return "23505".equals(e.getSQLState()) || e.getErrorCode() == 1062
-                || (e.getSQLState() != null && e.getSQLState().startsWith("23") && e.getMessage() != null
-                && e.getMessage().toLowerCase().contains("unique"));
-    }
-
-    private static boolean isConnectionTrouble(SQLException e) {
-        return e instanceof SQLRecoverableException || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
-    }
-
-    static boolean isTransient(Exception e) {
-        if (!(e instanceof SQLException)) {
-            return false;
-        }
-        SQLException sql = (SQLException) e;
-        String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-        return sql instanceof SQLTransientException || sql instanceof SQLTimeoutException || isConnectionTrouble(sql)
-                || state.equals("40001") || state.equals("40P01") || sql.getErrorCode() == 1213;
     }
 }

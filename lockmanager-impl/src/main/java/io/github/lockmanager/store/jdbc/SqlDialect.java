@@ -1,28 +1,51 @@
 package io.github.lockmanager.store.jdbc;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.Locale;
+import java.util.regex.Matcher;
 
 /**
- * What differs between databases: the clock expression, the table's DDL and the one atomic acquire statement.
+ * What differs between databases: the clock expression, the table's DDL (shipped as a file per database, which
+ * DBAs may run themselves), the one atomic acquire statement and the check of an existing table's key column.
  * Every time is epoch milliseconds from the database's own clock ({@link #now()}), so leases never depend on an
- * application server's clock or time zone.
+ * application server's clock or time zone, nor on the session's time zone.
  *
  * <p>The acquire statement takes, in order: key, owner token, node, thread, lease (ms). It inserts the row when
- * absent, or takes over a row that is free or whose lease has ended, moving the fencing token forward in the
- * same statement; a live row of another owner is left as it is.
+ * absent, or takes over a row that is free or whose lease has ended; a live row of another owner is left as it
+ * is. The fencing token it writes is {@code max(previous + 1, 1000 * now)}: it grows with every acquisition, and
+ * a row deleted after idling ({@link #purge}) comes back above every token it ever had, since fewer than 1000
+ * acquisitions of one key fit in a millisecond (see {@link JdbcLockStore.Builder#idleRecordRetention}).
  */
 abstract class SqlDialect {
     static final String COLUMNS = "lock_key, owner_token, node_id, thread_name, status, lock_time, expires_at, "
             + "fencing_token";
+    /** The table name in the shipped DDL files. */
+    static final String DEFAULT_TABLE = "lockmanager_locks";
+    /** The key column's length in the shipped DDL: the longest storage key. */
+    static final int KEY_COLUMN_LENGTH = 400;
 
     abstract String name();
 
     /** The database's current time in epoch milliseconds, as an SQL expression. */
     abstract String now();
 
-    abstract String createTable(String table);
+    /** The DDL file of this database, a resource beside this class. */
+    abstract String ddlFile();
 
     abstract String acquire(String table);
+
+    /**
+     * Why the key column of an existing {@code table} could merge distinct keys or refuse long ones, or
+     * {@code null} if it is fit.
+     */
+    abstract String keyColumnProblem(Connection c, String table) throws SQLException;
 
     /** Whether {@link #acquire} returns the row it took (else a read of the row follows). */
     boolean acquireReturnsRow() {
@@ -30,11 +53,41 @@ abstract class SqlDialect {
     }
 
     /**
-     * A renew statement that extends and returns the renewed rows ({@code owner_token, status}) in one round trip,
-     * for {@code n} keys and {@code n} owner tokens; {@code null} where the database cannot return updated rows.
+     * A renew statement taking the lease (ms), then an array of keys and an array of owner tokens, that extends
+     * and returns the renewed rows ({@code owner_token, status}) in one round trip; {@code null} where the
+     * database has no array parameters (padded IN-lists are used there).
      */
-    String renewReturning(String table, String keys, String owners) {
+    String renewByArrays(String table) {
         return null;
+    }
+
+    /** As {@link #renewByArrays}, without the lease and without writing: the live rows' owner and status. */
+    String statesByArrays(String table) {
+        return null;
+    }
+
+    /** The DDL of {@code table}, from the shipped file. */
+    final String createTable(String table) {
+        String resource = ddlFile();
+        try (InputStream in = SqlDialect.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("DDL file " + resource + " is missing from the lockmanager jar");
+            }
+            String ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .replaceAll("(?m)^--.*$", "").replaceAll(";\\s*$", "").trim();
+            return ddl.replaceAll("\\b" + DEFAULT_TABLE + "\\b", Matcher.quoteReplacement(table));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read DDL file " + resource, e);
+        }
+    }
+
+    /**
+     * Deletes rows that no acquisition can use any more: free or expired, and untouched for the number of
+     * milliseconds bound to its one parameter.
+     */
+    final String purge(String table) {
+        return "DELETE FROM " + table + " WHERE last_modified < " + now() + " - ? AND (owner_token IS NULL OR "
+                + "expires_at <= " + now() + ")";
     }
 
     /** The dialect of a database, by the product name its driver reports; {@code null} if not supported. */
@@ -44,15 +97,20 @@ abstract class SqlDialect {
             return new Postgres();
         }
         if (product.contains("mariadb")) {
-            return new MySql("MariaDB", "utf8mb4_nopad_bin");
+            return new MySql("MariaDB", "mariadb.sql");
         }
         if (product.contains("mysql")) {
-            return new MySql("MySQL", "utf8mb4_0900_bin");
+            return new MySql("MySQL", "mysql.sql");
         }
         if (product.equals("h2")) {
             return new H2();
         }
         return null;
+    }
+
+    private static String tooShort(int length) {
+        return length < KEY_COLUMN_LENGTH ? "lock_key holds " + length + " characters; keys with their level, farm "
+                + "and client prefix need " + KEY_COLUMN_LENGTH + ", and a longer key would fail" : null;
     }
 
     private static final class Postgres extends SqlDialect {
@@ -67,22 +125,19 @@ abstract class SqlDialect {
         }
 
         @Override
-        String createTable(String table) {
-            // "C": byte-wise equality, whatever the database's default collation
-            return "CREATE TABLE IF NOT EXISTS " + table + " (lock_key VARCHAR(400) COLLATE \"C\" NOT NULL PRIMARY KEY, "
-                    + "owner_token VARCHAR(64), node_id VARCHAR(128), thread_name VARCHAR(256), status VARCHAR(8) NOT NULL, "
-                    + "lock_time BIGINT NOT NULL, expires_at BIGINT NOT NULL, fencing_token BIGINT NOT NULL, "
-                    + "last_modified BIGINT NOT NULL)";
+        String ddlFile() {
+            return "postgresql.sql";
         }
 
         @Override
         String acquire(String table) {
             return "INSERT INTO " + table + " AS t (" + COLUMNS + ", last_modified) "
-                    + "SELECT ?, ?, ?, ?, 'RUNNING', n, n + ?, 1, n FROM (SELECT " + now() + " AS n) c "
+                    + "SELECT ?, ?, ?, ?, 'RUNNING', n, n + ?, n * 1000, n FROM (SELECT " + now() + " AS n) c "
                     + "ON CONFLICT (lock_key) DO UPDATE SET owner_token = EXCLUDED.owner_token, "
                     + "node_id = EXCLUDED.node_id, thread_name = EXCLUDED.thread_name, status = 'RUNNING', "
                     + "lock_time = EXCLUDED.lock_time, expires_at = EXCLUDED.expires_at, "
-                    + "fencing_token = t.fencing_token + 1, last_modified = EXCLUDED.last_modified "
+                    + "fencing_token = GREATEST(t.fencing_token + 1, EXCLUDED.fencing_token), "
+                    + "last_modified = EXCLUDED.last_modified "
                     + "WHERE t.owner_token IS NULL OR t.expires_at <= EXCLUDED.lock_time "
                     + "RETURNING " + COLUMNS;
         }
@@ -92,21 +147,53 @@ abstract class SqlDialect {
             return true;
         }
 
+        /*
+         * The batch is joined as unnest(keys, owners): whatever plan a cached generic plan picks, it is linear
+         * in the table (a hash join at worst), never the table times a list of parameters compared one by one.
+         */
         @Override
-        String renewReturning(String table, String keys, String owners) {
-            return "UPDATE " + table + " SET expires_at = " + now() + " + ?, last_modified = " + now()
-                    + " WHERE lock_key IN (" + keys + ") AND owner_token IN (" + owners + ") AND expires_at > " + now()
-                    + " RETURNING owner_token, status";
+        String renewByArrays(String table) {
+            return "UPDATE " + table + " t SET expires_at = " + now() + " + ?, last_modified = " + now()
+                    + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[])) AS b(k, o) "
+                    + "WHERE t.lock_key = b.k AND t.owner_token = b.o AND t.expires_at > " + now()
+                    + " RETURNING t.owner_token, t.status";
+        }
+
+        @Override
+        String statesByArrays(String table) {
+            return "SELECT t.owner_token, t.status FROM " + table + " t "
+                    + "JOIN unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[])) AS b(k, o) "
+                    + "ON t.lock_key = b.k AND t.owner_token = b.o WHERE t.expires_at > " + now();
+        }
+
+        @Override
+        String keyColumnProblem(Connection c, String table) throws SQLException {
+            try (PreparedStatement column = c.prepareStatement("SELECT a.atttypmod - 4, COALESCE(l.collisdeterministic, "
+                    + "TRUE), l.collname FROM pg_attribute a LEFT JOIN pg_collation l ON l.oid = a.attcollation "
+                    + "WHERE a.attrelid = CAST(? AS regclass) AND a.attname = 'lock_key'")) {
+                column.setString(1, table);
+                try (ResultSet rs = column.executeQuery()) {
+                    if (!rs.next()) {
+                        return "it has no lock_key column";
+                    }
+                    if (!rs.getBoolean(2)) {
+                        return "lock_key has the nondeterministic collation " + rs.getString(3)
+                                + ", which makes distinct keys equal; use COLLATE \"C\"";
+                    }
+                    int length = rs.getInt(1);
+                    return length < 0 ? null : tooShort(length);
+                }
+            }
         }
     }
 
     private static final class MySql extends SqlDialect {
         private final String name;
-        private final String keyCollation;
+        private final String ddlFile;
 
-        MySql(String name, String keyCollation) {
+        MySql(String name, String ddlFile) {
             this.name = name;
-            this.keyCollation = keyCollation;
+            this.ddlFile = ddlFile;
         }
 
         @Override
@@ -114,20 +201,18 @@ abstract class SqlDialect {
             return name;
         }
 
+        /*
+         * UTC_TIMESTAMP does not depend on the session's time zone; UNIX_TIMESTAMP(NOW()) would convert local time
+         * back and be an hour off inside the repeated hour of a daylight-saving change.
+         */
         @Override
         String now() {
-            return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+            return "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
         }
 
         @Override
-        String createTable(String table) {
-            // a binary, no-pad collation: 'é' <> 'e', 'A' <> 'a' and 'a' <> 'a ' must stay different locks
-            return "CREATE TABLE IF NOT EXISTS " + table + " ("
-                    + "lock_key VARCHAR(400) CHARACTER SET utf8mb4 COLLATE " + keyCollation + " NOT NULL, "
-                    + "owner_token VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL, "
-                    + "node_id VARCHAR(128) CHARACTER SET utf8mb4 NULL, thread_name VARCHAR(256) CHARACTER SET utf8mb4 NULL, "
-                    + "status VARCHAR(8) NOT NULL, lock_time BIGINT NOT NULL, expires_at BIGINT NOT NULL, "
-                    + "fencing_token BIGINT NOT NULL, last_modified BIGINT NOT NULL, PRIMARY KEY (lock_key)) ENGINE=InnoDB";
+        String ddlFile() {
+            return ddlFile;
         }
 
         @Override
@@ -136,9 +221,9 @@ abstract class SqlDialect {
             // expires_at, so those two are assigned last, expires_at after owner_token shows whether we took it
             String free = "(owner_token IS NULL OR expires_at <= VALUES(lock_time))";
             return "INSERT INTO " + table + " (" + COLUMNS + ", last_modified) "
-                    + "SELECT ?, ?, ?, ?, 'RUNNING', n, n + ?, 1, n FROM (SELECT " + now() + " AS n) c "
+                    + "SELECT ?, ?, ?, ?, 'RUNNING', n, n + ?, n * 1000, n FROM (SELECT " + now() + " AS n) c "
                     + "ON DUPLICATE KEY UPDATE "
-                    + "fencing_token = IF(" + free + ", fencing_token + 1, fencing_token), "
+                    + "fencing_token = IF(" + free + ", GREATEST(fencing_token + 1, VALUES(fencing_token)), fencing_token), "
                     + "node_id = IF(" + free + ", VALUES(node_id), node_id), "
                     + "thread_name = IF(" + free + ", VALUES(thread_name), thread_name), "
                     + "status = IF(" + free + ", 'RUNNING', status), "
@@ -146,6 +231,34 @@ abstract class SqlDialect {
                     + "lock_time = IF(" + free + ", VALUES(lock_time), lock_time), "
                     + "owner_token = IF(" + free + ", VALUES(owner_token), owner_token), "
                     + "expires_at = IF(owner_token = VALUES(owner_token), VALUES(expires_at), expires_at)";
+        }
+
+        @Override
+        String keyColumnProblem(Connection c, String table) throws SQLException {
+            int dot = table.indexOf('.');
+            try (PreparedStatement column = c.prepareStatement("SELECT CHARACTER_MAXIMUM_LENGTH, CHARACTER_SET_NAME, "
+                    + "COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) "
+                    + "AND TABLE_NAME = ? AND COLUMN_NAME = 'lock_key'")) {
+                column.setString(1, dot < 0 ? null : table.substring(0, dot));
+                column.setString(2, table.substring(dot + 1));
+                try (ResultSet rs = column.executeQuery()) {
+                    if (!rs.next()) {
+                        return "it has no lock_key column";
+                    }
+                    String charset = rs.getString(2);
+                    String collation = String.valueOf(rs.getString(3));
+                    if (!"utf8mb4".equalsIgnoreCase(charset)) {
+                        return "lock_key has character set " + charset + ", which cannot hold every key; use utf8mb4";
+                    }
+                    boolean binaryNoPad = collation.endsWith("_nopad_bin") || collation.equals("utf8mb4_0900_bin");
+                    if (!binaryNoPad) {
+                        return "lock_key has collation " + collation + ", under which distinct keys such as 'a' and "
+                                + "'A', 'a' and 'a ', or 'e' and 'é' are one lock; use "
+                                + (name.equals("MySQL") ? "utf8mb4_0900_bin" : "utf8mb4_nopad_bin");
+                    }
+                    return tooShort(rs.getInt(1));
+                }
+            }
         }
     }
 
@@ -161,11 +274,8 @@ abstract class SqlDialect {
         }
 
         @Override
-        String createTable(String table) {
-            return "CREATE TABLE IF NOT EXISTS " + table + " (lock_key VARCHAR(400) NOT NULL PRIMARY KEY, "
-                    + "owner_token VARCHAR(64), node_id VARCHAR(128), thread_name VARCHAR(256), status VARCHAR(8) NOT NULL, "
-                    + "lock_time BIGINT NOT NULL, expires_at BIGINT NOT NULL, fencing_token BIGINT NOT NULL, "
-                    + "last_modified BIGINT NOT NULL)";
+        String ddlFile() {
+            return "h2.sql";
         }
 
         @Override
@@ -175,9 +285,26 @@ abstract class SqlDialect {
                     + "n + CAST(? AS BIGINT) expires_at FROM (SELECT " + now() + " n)) s ON t.lock_key = s.lock_key "
                     + "WHEN MATCHED AND (t.owner_token IS NULL OR t.expires_at <= s.n) THEN UPDATE SET "
                     + "owner_token = s.owner_token, node_id = s.node_id, thread_name = s.thread_name, status = 'RUNNING', "
-                    + "lock_time = s.n, expires_at = s.expires_at, fencing_token = t.fencing_token + 1, last_modified = s.n "
+                    + "lock_time = s.n, expires_at = s.expires_at, fencing_token = GREATEST(t.fencing_token + 1, "
+                    + "s.n * 1000), last_modified = s.n "
                     + "WHEN NOT MATCHED THEN INSERT (" + COLUMNS + ", last_modified) VALUES (s.lock_key, s.owner_token, "
-                    + "s.node_id, s.thread_name, 'RUNNING', s.n, s.expires_at, 1, s.n)";
+                    + "s.node_id, s.thread_name, 'RUNNING', s.n, s.expires_at, s.n * 1000, s.n)";
+        }
+
+        @Override
+        String keyColumnProblem(Connection c, String table) throws SQLException {
+            int dot = table.indexOf('.');
+            try (PreparedStatement column = c.prepareStatement("SELECT CHARACTER_MAXIMUM_LENGTH FROM "
+                    + "INFORMATION_SCHEMA.COLUMNS WHERE UPPER(TABLE_NAME) = UPPER(?) AND UPPER(COLUMN_NAME) = 'LOCK_KEY' "
+                    + "AND (? IS NULL OR UPPER(TABLE_SCHEMA) = UPPER(?))")) {
+                String schema = dot < 0 ? null : table.substring(0, dot);
+                column.setString(1, table.substring(dot + 1));
+                column.setString(2, schema);
+                column.setString(3, schema);
+                try (ResultSet rs = column.executeQuery()) {
+                    return rs.next() ? tooShort(rs.getInt(1)) : "it has no lock_key column";
+                }
+            }
         }
     }
 }

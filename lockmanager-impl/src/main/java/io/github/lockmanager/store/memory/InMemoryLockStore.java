@@ -138,8 +138,7 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public List<LockRecord> list() {
         long now = time.nanoTime();
-        // ConcurrentHashMap removes an entry here only if it is still the expired one that was tested
-        records.entrySet().removeIf(e -> !e.getValue().isLive(now));
+        purgeIdleRecords();
         List<LockRecord> live = new ArrayList<>(records.size());
         for (Entry entry : records.values()) {
             if (entry.isLive(now)) {
@@ -163,6 +162,21 @@ public final class InMemoryLockStore implements LockStore {
                     LockStatus.ABORT, r.fencingToken()), current.expiresAtNanos());
         });
         return marked[0];
+    }
+
+    /** Removes expired records; released ones are removed at once. Tokens come from one counter for all keys. */
+    @Override
+    public int purgeIdleRecords() {
+        long now = time.nanoTime();
+        int before = records.size();
+        // ConcurrentHashMap removes an entry here only if it is still the expired one that was tested
+        records.entrySet().removeIf(e -> !e.getValue().isLive(now));
+        return Math.max(0, before - records.size());
+    }
+
+    @Override
+    public TimeSource leaseClock() {
+        return time;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.support;
 
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
@@ -87,6 +88,17 @@ public abstract class ForwardingLockStore implements LockStore {
     public boolean markAbort(LockKey key) throws LockManagerException {
         before("markAbort");
         return delegate.markAbort(key);
+    }
+
+    @Override
+    public int purgeIdleRecords() throws LockManagerException {
+        before("purgeIdleRecords");
+        return delegate.purgeIdleRecords();
+    }
+
+    @Override
+    public TimeSource leaseClock() {
+        return delegate.leaseClock();
     }
 
     @Override

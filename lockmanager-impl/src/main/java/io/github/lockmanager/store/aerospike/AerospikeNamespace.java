@@ -1,0 +1,74 @@
+package io.github.lockmanager.store.aerospike;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What {@link AerospikeLockStore#initialize()} needs to know of a namespace and its server, read from the info
+ * answers {@code namespace/<name>} ({@code key=value;...}) and {@code edition}.
+ */
+final class AerospikeNamespace {
+    private final String name;
+    private final Map<String, String> config;
+    private final String edition;
+
+    AerospikeNamespace(String name, String namespaceInfo, String edition) {
+        this.name = name;
+        this.config = parse(namespaceInfo, ';');
+        this.edition = edition == null ? "" : edition.trim();
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** Whether records with a TTL are accepted: the expiry process runs, or TTLs are allowed without it. */
+    boolean acceptsTtl() {
+        return !"0".equals(config.get("nsup-period")) || "true".equals(config.get("allow-ttl-without-nsup"));
+    }
+
+    /**
+     * Whether the namespace keeps its records across a restart of its nodes: on a device or persistent memory,
+     * or in memory with a storage file or device behind it (Aerospike 7+). A namespace kept in process memory
+     * only forgets its fencing counters on a restart, and tokens would start again from 1.
+     */
+    boolean isPersistent() {
+        String engine = config.getOrDefault("storage-engine", "").toLowerCase(Locale.ROOT);
+        if (engine.equals("device") || engine.equals("pmem")) {
+            return true;
+        }
+        return config.keySet().stream().anyMatch(k -> k.startsWith("storage-engine.file")
+                || k.startsWith("storage-engine.device"));
+    }
+
+    String storageEngine() {
+        return config.getOrDefault("storage-engine", "unknown");
+    }
+
+    /** Whether the namespace runs in strong-consistency mode (Enterprise Edition); else it is available-first. */
+    boolean isStrongConsistency() {
+        return "true".equals(config.get("strong-consistency"));
+    }
+
+    /** Whether the server is Enterprise (or Standard) Edition, which durable deletes need. */
+    boolean supportsDurableDelete() {
+        String lower = edition.toLowerCase(Locale.ROOT);
+        return lower.contains("enterprise") || lower.contains("standard") || lower.contains("federal");
+    }
+
+    String edition() {
+        return edition.isEmpty() ? "unknown edition" : edition;
+    }
+
+    static Map<String, String> parse(String text, char separator) {
+        Map<String, String> values = new HashMap<>();
+        for (String pair : text.trim().split(String.valueOf(separator))) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                values.put(pair.substring(0, eq), pair.substring(eq + 1));
+            }
+        }
+        return values;
+    }
+}

@@ -1,0 +1,14 @@
+-- lockmanager: the lock table for H2 (2.x).
+-- JdbcLockStore.initialize() creates it when absent; DBAs who create tables through Flyway or Liquibase can use
+-- this file instead (rename lockmanager_locks to the store's tableName). initialize() checks an existing table.
+CREATE TABLE IF NOT EXISTS lockmanager_locks (
+    lock_key      VARCHAR(400) NOT NULL PRIMARY KEY,
+    owner_token   VARCHAR(64),
+    node_id       VARCHAR(128),
+    thread_name   VARCHAR(256),
+    status        VARCHAR(8)   NOT NULL,
+    lock_time     BIGINT       NOT NULL,
+    expires_at    BIGINT       NOT NULL,
+    fencing_token BIGINT       NOT NULL,
+    last_modified BIGINT       NOT NULL
+);

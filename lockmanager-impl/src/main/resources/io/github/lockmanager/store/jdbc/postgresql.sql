@@ -1,0 +1,15 @@
+-- lockmanager: the lock table for PostgreSQL (12 or later).
+-- JdbcLockStore.initialize() creates it when absent; DBAs who create tables through Flyway or Liquibase can use
+-- this file instead (rename lockmanager_locks to the store's tableName). initialize() checks an existing table.
+-- lock_key must compare byte-wise (COLLATE "C", or any deterministic collation) and hold 400 characters.
+CREATE TABLE IF NOT EXISTS lockmanager_locks (
+    lock_key      VARCHAR(400) COLLATE "C" NOT NULL PRIMARY KEY,
+    owner_token   VARCHAR(64),
+    node_id       VARCHAR(128),
+    thread_name   VARCHAR(256),
+    status        VARCHAR(8)   NOT NULL,
+    lock_time     BIGINT       NOT NULL,
+    expires_at    BIGINT       NOT NULL,
+    fencing_token BIGINT       NOT NULL,
+    last_modified BIGINT       NOT NULL
+);
