@@ -56,6 +56,8 @@ final class LockEngine implements LockManager {
     private final AtomicLong ownerTokenCounter = new AtomicLong();
     private final LeaseKeeper keeper;
     private final AdminBean adminBean = new AdminBean(this);
+    /** Threads inside a store call of this manager, and whether this manager interrupted them during it. */
+    private final Map<Thread, Boolean> storeCallers = new ConcurrentHashMap<>();
 
     private LockEngine(EngineSettings settings) {
         this.settings = settings;
@@ -252,20 +254,28 @@ final class LockEngine implements LockManager {
     }
 
     /**
-     * Runs a store call on a caller's thread with its interrupt flag set aside, and sets the flag again after:
-     * a pending interrupt (an abort, a loss, the caller's own) is the caller's to act on, and some store clients
-     * fail at once on it or clear it (HBase's does both). An interrupt that arrives during the call ends the call
-     * with the flag set ({@link io.github.lockmanager.store.support.RetryPolicy}).
+     * Runs a store call on a caller's thread with its interrupt flag set aside, and sets the flag again after if
+     * it was set before, or if this manager interrupted the thread during the call (an abort, a loss, shutdown):
+     * such an interrupt is the holder's to act on, and some store clients fail at once on a set flag, or clear it
+     * and carry on (HBase's does both).
      */
-    private static <T> T withInterruptSetAside(StoreCall<T> call) throws LockManagerException {
+    private <T> T withInterruptSetAside(StoreCall<T> call) throws LockManagerException {
+        Thread me = Thread.currentThread();
         boolean interrupted = Thread.interrupted();
+        storeCallers.put(me, Boolean.FALSE);
         try {
             return call.run();
         } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            if (Boolean.TRUE.equals(storeCallers.remove(me)) || interrupted) {
+                me.interrupt();
             }
         }
+    }
+
+    /** Interrupts a holder, noting it for {@link #withInterruptSetAside} if the holder is inside a store call. */
+    private void interruptHolder(Thread holder) {
+        storeCallers.computeIfPresent(holder, (thread, interrupted) -> Boolean.TRUE);
+        holder.interrupt();
     }
 
     @Override
@@ -332,7 +342,7 @@ final class LockEngine implements LockManager {
         if (holder != null && holder.isAlive()) {
             log.info("Abort requested for lock {} on node '{}': interrupting the holder; the lock stays held until it "
                     + "unlocks or its lease ends", acquisition, settings.nodeId());
-            holder.interrupt();
+            interruptHolder(holder);
         }
     }
 
@@ -344,7 +354,7 @@ final class LockEngine implements LockManager {
         retire(acquisition);
         Thread holder = acquisition.holder();
         if (holder != null && holder.isAlive()) {
-            holder.interrupt();
+            interruptHolder(holder);
         }
         if (reason == LockLossReason.RENEWAL_UNCONFIRMED) {
             // the record may still be ours in the store: remove it once the store answers again
@@ -425,7 +435,7 @@ final class LockEngine implements LockManager {
         for (Acquisition acquisition : held) {
             Thread holder = acquisition.holder();
             if (holder != null && holder != Thread.currentThread()) {
-                holder.interrupt();
+                interruptHolder(holder);
             }
         }
         boolean interrupted = awaitHolders(held);

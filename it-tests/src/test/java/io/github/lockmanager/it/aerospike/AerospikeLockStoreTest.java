@@ -38,7 +38,8 @@ class AerospikeLockStoreTest {
     @BeforeAll
     static void createStore() throws LockManagerException {
         client = AerospikeServer.client();
-        store = AerospikeLockStore.builder(client).namespace(AerospikeServer.namespace()).setSuffix("store").build();
+        store = AerospikeLockStore.builder(client).namespace(AerospikeServer.namespace()).setSuffix("store")
+                .allowVolatileNamespace(true).build();
         store.initialize();
     }
 
@@ -61,5 +62,36 @@ class AerospikeLockStoreTest {
         store.acquire(Requests.request(key, "a"), Duration.ofMillis(1500));
         Record record = client.get(null, new Key(AerospikeServer.namespace(), "XDC#store", "store-test#" + key.name()));
         assertThat(record.getTimeToLive()).as("ttl of a 1.5 s lease").isBetween(2, 3);
+    }
+
+    @Test
+    void aKeyWhoseCounterExpiredComesBackWithAHigherToken() throws Exception {
+        AerospikeLockStore expiring = AerospikeLockStore.builder(client).namespace(AerospikeServer.namespace())
+                .setSuffix("store").allowVolatileNamespace(true).idleRecordRetention(Duration.ofSeconds(1)).build();
+        LockKey key = key("expiring");
+        AcquireResult first = expiring.acquire(Requests.request(key, "first"), Duration.ofSeconds(1));
+        long firstToken = first.record().fencingToken();
+        assertThat(expiring.release(first.record().handle())).isTrue();
+        Key counter = new Key(AerospikeServer.namespace(), "XDC#store", "#fence#store-test#" + key.name());
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> !client.exists(null, counter));
+
+        AcquireResult again = expiring.acquire(Requests.request(key, "again"), Duration.ofSeconds(1));
+        assertThat(again.record().fencingToken()).as("a token never goes back, also after its counter expired")
+                .isGreaterThan(firstToken);
+    }
+
+    @Test
+    void initializeReadsTheNamespaceItIsGiven() throws Exception {
+        String info = com.aerospike.client.Info.request(client.getCluster().getRandomNode(),
+                "namespace/" + AerospikeServer.namespace());
+        boolean inMemoryOnly = info.contains("storage-engine=memory") && !info.contains("storage-engine.file")
+                && !info.contains("storage-engine.device");
+        AerospikeLockStore strict = AerospikeLockStore.builder(client).namespace(AerospikeServer.namespace()).build();
+        if (inMemoryOnly) {
+            assertThatThrownBy(strict::initialize).hasMessageContaining("keeps its records in memory only");
+        } else {
+            strict.initialize();
+        }
     }
 }

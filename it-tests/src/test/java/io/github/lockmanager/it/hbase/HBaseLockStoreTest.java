@@ -183,4 +183,72 @@ class HBaseLockStoreTest {
         crc.update(key.storageKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return (int) (crc.getValue() & 0xFF);
     }
+
+    @Test
+    void idleRowsArePurgedAndTheirKeysComeBackWithHigherFencingTokens() throws Exception {
+        HBaseLockStore purging = HBaseLockStore.builder(connection).tableName("lockmanager_store")
+                .idleRecordRetention(Duration.ofSeconds(1)).build();
+        LockKey key = key("purged");
+        AcquireResult first = purging.acquire(Requests.request(key, "first"), LEASE);
+        long firstToken = first.record().fencingToken();
+        assertThat(firstToken).as("a new row's counter starts at the region server's clock")
+                .isGreaterThan(1000 * (System.currentTimeMillis() - 600_000));
+        AcquireResult second = purging.acquire(Requests.request(key, "second"), LEASE);
+        assertThat(second.isAcquired()).isFalse();
+        assertThat(purging.release(first.record().handle())).isTrue();
+        LockHandle again = purging.acquire(Requests.request(key, "again"), LEASE).record().handle();
+        long againToken = purging.read(key).orElseThrow().fencingToken();
+        assertThat(againToken).as("a kept row counts on by one").isEqualTo(firstToken + 1);
+        assertThat(purging.release(again)).isTrue();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> purging.purgeIdleRecords() >= 0 && !rowExists(key));
+
+        AcquireResult reborn = purging.acquire(Requests.request(key, "reborn"), LEASE);
+        System.out.printf("HBase: token %d before the row was purged, %d after%n", againToken,
+                reborn.record().fencingToken());
+        assertThat(reborn.record().fencingToken()).as("a token never goes back, also after its row was deleted")
+                .isGreaterThan(againToken);
+        assertThat(purging.read(key).orElseThrow().fencingToken()).isEqualTo(reborn.record().fencingToken());
+        purging.release(reborn.record().handle());
+    }
+
+    @Test
+    void aRowWithALiveLockIsNeverPurged() throws Exception {
+        HBaseLockStore purging = HBaseLockStore.builder(connection).tableName("lockmanager_store")
+                .idleRecordRetention(Duration.ofSeconds(1)).build();
+        LockKey key = key("live");
+        LockHandle held = purging.acquire(Requests.request(key, "holder"), LEASE).record().handle();
+
+        await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(10)).until(() -> {
+            purging.purgeIdleRecords();
+            return purging.read(key).isPresent();
+        });
+        assertThat(purging.release(held)).isTrue();
+    }
+
+    @Test
+    void anUnreachableClusterIsAConnectionErrorNamingTheQuorum() throws Exception {
+        org.apache.hadoop.conf.Configuration conf = org.apache.hadoop.hbase.HBaseConfiguration.create();
+        conf.set("hbase.zookeeper.quorum", "127.0.0.1");
+        conf.setInt("hbase.zookeeper.property.clientPort", 1);
+        conf.setInt("zookeeper.recovery.retry", 0);
+        conf.setInt("zookeeper.session.timeout", 1_000);
+        conf.setInt("hbase.client.retries.number", 1);
+        conf.setInt("hbase.rpc.timeout", 1_000);
+        conf.setInt("hbase.client.operation.timeout", 2_000);
+        try (Connection nowhere = org.apache.hadoop.hbase.client.ConnectionFactory.createConnection(conf)) {
+            HBaseLockStore unreachable = HBaseLockStore.builder(nowhere).tableName("lockmanager_store").build();
+            assertThatThrownBy(unreachable::initialize).isInstanceOfSatisfying(LockManagerException.class, e -> {
+                assertThat(e.getErrorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+                assertThat(e).hasMessageContaining("ZooKeeper quorum 127.0.0.1 (client port 1)");
+            });
+        }
+    }
+
+    private static boolean rowExists(LockKey key) throws java.io.IOException {
+        try (org.apache.hadoop.hbase.client.Table table = connection.getTable(TableName.valueOf("lockmanager_store"))) {
+            return !table.get(new org.apache.hadoop.hbase.client.Get(
+                    Bytes.add(new byte[]{(byte) rowBucket(key)}, Bytes.toBytes(key.storageKey())))).isEmpty();
+        }
+    }
 }

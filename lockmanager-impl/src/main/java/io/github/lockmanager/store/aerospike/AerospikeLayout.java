@@ -11,7 +11,8 @@ import java.util.List;
  * Where locks live in Aerospike. Set names come from level, farm and the store's suffix:
  * {@code DC#<farmId>#<suffix>} and {@code XDC#<suffix>}. In a set, the lock record of a key has the user key
  * {@code <clientId>#<key>} and a record TTL; its fencing counter record has the user key
- * {@code #fence#<clientId>#<key>} and no TTL (no lock key starts with {@code '#'}, client ids being non-empty).
+ * {@code #fence#<clientId>#<key>} and the store's idle record retention as TTL (no lock key starts with
+ * {@code '#'}, client ids being non-empty).
  */
 final class AerospikeLayout {
     static final int MAX_SET_NAME_BYTES = 63;

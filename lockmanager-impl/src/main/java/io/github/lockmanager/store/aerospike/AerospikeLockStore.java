@@ -13,6 +13,8 @@ import com.aerospike.client.Record;
 import com.aerospike.client.ResultCode;
 import com.aerospike.client.cluster.Node;
 import com.aerospike.client.exp.Exp;
+import com.aerospike.client.exp.ExpOperation;
+import com.aerospike.client.exp.ExpWriteFlags;
 import com.aerospike.client.exp.Expression;
 import com.aerospike.client.policy.BatchPolicy;
 import com.aerospike.client.policy.BatchWritePolicy;
@@ -65,7 +67,9 @@ import static io.github.lockmanager.store.aerospike.AerospikeLayout.TOKEN;
  *
  * <p>Round trips: acquire 3 (create the lock record; move the key's fencing counter; stamp the token into the
  * lock record, conditional on the owner), because Aerospike cannot change two records in one atomic command and
- * the counter must outlive the lock record's TTL; renew and check 1 batch call per batch; release 1; abort 1;
+ * the counter must outlive the lock record's TTL. The counter record expires the
+ * {@linkplain Builder#idleRecordRetention retention} after the key's last acquisition, so the namespace holds the
+ * keys in use and {@link #purgeIdleRecords()} has nothing to do; renew and check 1 batch call per batch; release 1; abort 1;
  * isLocked 1; getLocks one info call and a scan per lock set.
  *
  * <p>Leases are record TTLs measured by the server, in whole seconds: the TTL is the lease rounded up plus one
@@ -85,7 +89,6 @@ import static io.github.lockmanager.store.aerospike.AerospikeLayout.TOKEN;
 public final class AerospikeLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(AerospikeLockStore.class);
     private static final int DO_NOT_CHANGE_TTL = -2;
-    private static final int NEVER_EXPIRE = -1;
 
     private final IAerospikeClient client;
     private final String namespace;
@@ -93,6 +96,7 @@ public final class AerospikeLockStore implements LockStore {
     private final boolean durableDelete;
     private final boolean allowVolatileNamespace;
     private final Duration operationTimeout;
+    private final int counterTtlSeconds;
     private final RetryPolicy retries;
 
     private AerospikeLockStore(Builder builder) {
@@ -102,6 +106,7 @@ public final class AerospikeLockStore implements LockStore {
         this.durableDelete = builder.durableDelete;
         this.allowVolatileNamespace = builder.allowVolatileNamespace;
         this.operationTimeout = builder.operationTimeout;
+        this.counterTtlSeconds = (int) builder.idleRecordRetention.toSeconds();
         this.retries = builder.retries;
     }
 
@@ -118,6 +123,7 @@ public final class AerospikeLockStore implements LockStore {
         private boolean durableDelete;
         private boolean allowVolatileNamespace;
         private Duration operationTimeout = Duration.ofSeconds(5);
+        private Duration idleRecordRetention = Duration.ofHours(1);
         private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
 
         private Builder(IAerospikeClient client) {
@@ -184,6 +190,22 @@ public final class AerospikeLockStore implements LockStore {
                         + operationTimeout);
             }
             this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        /**
+         * How long a key's fencing counter record outlives the key's last acquisition (its TTL, in whole seconds):
+         * 1 second to 365 days. The server then expires it, so the namespace holds the keys in use; the counter of
+         * a key locked again starts above every token it had, as long as the nodes' clocks agree within this.
+         * Default 1 hour.
+         */
+        public Builder idleRecordRetention(Duration idleRecordRetention) {
+            if (idleRecordRetention == null || idleRecordRetention.compareTo(Duration.ofSeconds(1)) < 0
+                    || idleRecordRetention.compareTo(Duration.ofDays(365)) > 0) {
+                throw new IllegalArgumentException("idleRecordRetention must be between 1 second and 365 days, was "
+                        + idleRecordRetention);
+            }
+            this.idleRecordRetention = idleRecordRetention;
             return this;
         }
 
@@ -308,11 +330,18 @@ public final class AerospikeLockStore implements LockStore {
         });
     }
 
-    /** Moves the key's fencing counter, a record without TTL, and returns its new value. */
+    /**
+     * Moves the key's fencing counter and returns its new value. The counter record lives for the idle record
+     * retention after the key's last acquisition. One created now (a new key, or one whose counter expired) starts
+     * at {@code 1000 * now} in ms, above every token of its earlier life: each token stays below 1000 times the
+     * time of the acquisition that took it plus one ms, since fewer than 1000 acquisitions of a key fit in a ms.
+     */
     private long nextFencingToken(LockKey key, long timeout) {
-        Record counter = client.operate(writePolicy(RecordExistsAction.UPDATE, NEVER_EXPIRE, null, timeout),
+        Expression next = Exp.build(Exp.cond(Exp.binExists(FENCE), Exp.add(Exp.intBin(FENCE), Exp.val(1L)),
+                Exp.val(1000 * System.currentTimeMillis())));
+        Record counter = client.operate(writePolicy(RecordExistsAction.UPDATE, counterTtlSeconds, null, timeout),
                 new Key(namespace, set(key), AerospikeLayout.counterUserKey(key)),
-                Operation.add(new Bin(FENCE, 1L)), Operation.get(FENCE));
+                ExpOperation.write(FENCE, next, ExpWriteFlags.DEFAULT), Operation.get(FENCE));
         return counter.getLong(FENCE);
     }
 

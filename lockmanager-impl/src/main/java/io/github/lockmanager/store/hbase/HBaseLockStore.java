@@ -13,6 +13,7 @@ import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableExistsException;
@@ -61,9 +62,18 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
  * is {@link HBaseTableLayout}'s. Leases are cell TTLs measured from the timestamps the region server assigns
  * (the store never sets a timestamp), so they do not depend on any node's clock.
  *
- * <p>Round trips: acquire 1 (a conditional put that also moves the fencing counter); renew and check 1 client
- * call per batch (HBase groups it by region server); release 1; abort 2 (read the owner, then mark
- * conditionally); isLocked 1; getLocks one scan over the 256 regions.
+ * <p>Round trips: acquire 1 (a conditional put that also moves the fencing counter), 2 for a key whose row is new
+ * (the counter is then moved above every token the key can have had, see below); renew and check 1 client call
+ * per batch (HBase groups it by region server); release 1; abort 2 (read the owner, then mark conditionally);
+ * isLocked 1; getLocks one scan over the 256 regions; {@link #purgeIdleRecords()} one scan and a conditional
+ * delete per idle row.
+ *
+ * <p>Storage: a row stays after its lock is released, so that its counter keeps growing, until it has been
+ * idle for the {@linkplain Builder#idleRecordRetention retention}; then {@link #purgeIdleRecords()} deletes it. A
+ * row's first acquisition sets its counter to {@code 1 + 1000 * t}, {@code t} being the region server's time in
+ * ms; every later one adds 1. Fewer than 1000 acquisitions of one key fit in a millisecond, so every token of a
+ * row stays below {@code 1000 * (its last acquisition + 1 ms)}, and a row created after the purge starts above
+ * all of them, as long as the region servers' clocks agree within the retention.
  *
  * <p>The store uses the {@link Connection} it is given; {@link #close()} closes it only when the builder was
  * told so with {@link Builder#closeConnectionOnClose(boolean)}. Thread-safe.
@@ -75,6 +85,7 @@ public final class HBaseLockStore implements LockStore {
     private final TableName tableName;
     private final boolean closeConnection;
     private final Duration operationTimeout;
+    private final Duration idleRecordRetention;
     private final RetryPolicy retries;
 
     private HBaseLockStore(Builder builder) {
@@ -82,6 +93,7 @@ public final class HBaseLockStore implements LockStore {
         this.tableName = builder.tableName;
         this.closeConnection = builder.closeConnection;
         this.operationTimeout = builder.operationTimeout;
+        this.idleRecordRetention = builder.idleRecordRetention;
         this.retries = builder.retries;
     }
 
@@ -95,6 +107,7 @@ public final class HBaseLockStore implements LockStore {
         private TableName tableName = TableName.valueOf("lockmanager_locks");
         private boolean closeConnection;
         private Duration operationTimeout = Duration.ofSeconds(5);
+        private Duration idleRecordRetention = Duration.ofHours(1);
         private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1));
 
         private Builder(Connection connection) {
@@ -135,6 +148,20 @@ public final class HBaseLockStore implements LockStore {
                         + operationTimeout);
             }
             this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        /**
+         * How long a row without a live lock stays before {@link HBaseLockStore#purgeIdleRecords()} deletes it: 1
+         * second to 365 days. Keep it well above the clock differences of the region servers. Default 1 hour.
+         */
+        public Builder idleRecordRetention(Duration idleRecordRetention) {
+            if (idleRecordRetention == null || idleRecordRetention.compareTo(Duration.ofSeconds(1)) < 0
+                    || idleRecordRetention.compareTo(Duration.ofDays(365)) > 0) {
+                throw new IllegalArgumentException("idleRecordRetention must be between 1 second and 365 days, was "
+                        + idleRecordRetention);
+            }
+            this.idleRecordRetention = idleRecordRetention;
             return this;
         }
 
@@ -232,26 +259,50 @@ public final class HBaseLockStore implements LockStore {
                 written = table.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(FAMILY, OWNER).build(mutations));
             } catch (IOException e) {
                 // the write may have applied: only the row can tell
-                Optional<LockRecord> current = toRecord(table.get(fullRow(row)));
+                Result read = table.get(fullRow(row));
+                Optional<LockRecord> current = toRecord(read);
                 if (current.isPresent() && current.get().handle().equals(handle)) {
-                    return AcquireResult.acquired(current.get());
+                    return ours(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
                 }
                 throw e;
             }
-            byte[] counter = written.getResult() == null ? null : written.getResult().getValue(FAMILY, COUNTER);
+            Cell counter = written.getResult() == null ? null : written.getResult().getColumnLatestCell(FAMILY, COUNTER);
             if (written.isSuccess() && counter != null) {
                 Instant locked = Instant.ofEpochMilli(lockTime);
-                return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), request.threadName(), locked,
-                        locked.plusMillis(leaseMillis), LockStatus.RUNNING, Bytes.toLong(counter)));
+                return ours(table, row, new LockRecord(handle, request.nodeId(), request.threadName(), locked,
+                        locked.plusMillis(leaseMillis), LockStatus.RUNNING, Bytes.toLong(CellUtil.cloneValue(counter))),
+                        counter);
             }
             // refused: name the holder, which may be this very acquisition when an earlier attempt that timed
             // out applied after all
-            Optional<LockRecord> current = toRecord(table.get(fullRow(row)));
+            Result read = table.get(fullRow(row));
+            Optional<LockRecord> current = toRecord(read);
             if (current.isPresent() && current.get().handle().equals(handle)) {
-                return AcquireResult.acquired(current.get());
+                return ours(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
             }
             return AcquireResult.heldBy(current.orElse(null));
         });
+    }
+
+    /**
+     * The acquisition of a row this call holds. If its counter was created by this acquisition (the row is new,
+     * or was purged after idling), the counter is first moved to {@code 1 + 1000 * t}, {@code t} being the
+     * region server's time of the write, so that the token is above every token the key had before.
+     */
+    private static AcquireResult ours(Table table, byte[] row, LockRecord record, Cell counter) throws IOException {
+        if (record.fencingToken() != 1) {
+            return AcquireResult.acquired(record);
+        }
+        byte[] owner = Bytes.toBytes(record.handle().ownerToken());
+        CheckAndMutateResult moved = table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner)
+                .build(new Increment(row).addColumn(FAMILY, COUNTER, 1000 * counter.getTimestamp())));
+        if (!moved.isSuccess()) {
+            // the lease ran out between the two writes: the lock is not ours any more
+            return AcquireResult.heldBy(toRecord(table.get(fullRow(row))).orElse(null));
+        }
+        long token = Bytes.toLong(moved.getResult().getValue(FAMILY, COUNTER));
+        return AcquireResult.acquired(new LockRecord(record.handle(), record.nodeId(), record.threadName(),
+                record.lockTime(), record.expirationTime(), record.status(), token));
     }
 
     @Override
@@ -359,6 +410,43 @@ public final class HBaseLockStore implements LockStore {
             }
             return false;
         });
+    }
+
+    /**
+     * Deletes the rows without a live lock whose newest cell is older than the idle record retention, each by
+     * a delete conditional on the counter it was seen with: a row acquired meanwhile has moved its counter and
+     * stays.
+     */
+    @Override
+    public int purgeIdleRecords() throws LockManagerException {
+        return call("purge idle rows", table -> {
+            long cutoff = System.currentTimeMillis() - idleRecordRetention.toMillis();
+            // owner tokens are never empty: only rows without a live owner cell pass
+            SingleColumnValueFilter unowned = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, new byte[0]);
+            unowned.setFilterIfMissing(false);
+            int purged = 0;
+            try (ResultScanner scanner = table.getScanner(new Scan().addFamily(FAMILY).setFilter(unowned).setCaching(500))) {
+                for (Result result : scanner) {
+                    byte[] counter = result.getValue(FAMILY, COUNTER);
+                    if (counter == null || newestCell(result) >= cutoff) {
+                        continue;
+                    }
+                    if (table.checkAndMutate(CheckAndMutate.newBuilder(result.getRow()).ifEquals(FAMILY, COUNTER, counter)
+                            .build(new Delete(result.getRow()))).isSuccess()) {
+                        purged++;
+                    }
+                }
+            }
+            return purged;
+        });
+    }
+
+    private static long newestCell(Result result) {
+        long newest = Long.MIN_VALUE;
+        for (Cell cell : result.rawCells()) {
+            newest = Math.max(newest, cell.getTimestamp());
+        }
+        return newest;
     }
 
     @Override

@@ -24,7 +24,8 @@ import java.util.zip.CRC32;
  *   <li>{@code n}, {@code t}, {@code l}, {@code d}: node, thread, lock time (ms) and lease (ms) of the
  *       acquisition; no TTL, meaningful only while {@code o} lives.</li>
  *   <li>{@code c}: the fencing counter, incremented atomically with each acquisition; no TTL, so tokens keep
- *       increasing across release and expiry (one row per key ever locked stays in the table).</li>
+ *       increasing across release and expiry. A row idle for the store's retention is deleted, and the
+ *       counter of its next life starts above it (see {@link HBaseLockStore}).</li>
  *   <li>{@code a}: the owner token an abort was asked for; no TTL, it only counts while it equals {@code o}.</li>
  * </ul>
  */

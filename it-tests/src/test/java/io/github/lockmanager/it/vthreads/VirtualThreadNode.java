@@ -1,0 +1,94 @@
+package io.github.lockmanager.it.vthreads;
+
+import com.mchange.v2.c3p0.ComboPooledDataSource;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.jdbc.JdbcLockStore;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Run by {@link VirtualThreadsTest} in a JVM of Java 21 or later: {@code vt.threads} virtual threads take and
+ * release locks on PostgreSQL for {@code vt.seconds}, each on a key of its own and on a few shared hot keys,
+ * through the pool named by {@code vt.pool}. Prints {@code DONE <acquisitions> <overlaps> <errors>}.
+ */
+public final class VirtualThreadNode {
+    private VirtualThreadNode() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int threads = Integer.getInteger("vt.threads", 200);
+        long seconds = Long.getLong("vt.seconds", 5);
+        String url = System.getProperty("vt.url");
+        try (AutoCloseable pool = (AutoCloseable) pool(System.getProperty("vt.pool"), url);
+             LockManager manager = LockManagerBuilder.newBuilder()
+                     .store(JdbcLockStore.builder((DataSource) pool).tableName("lockmanager_vthreads").build())
+                     .clientId("vthreads-" + ProcessHandle.current().pid()).lease(Duration.ofSeconds(10)).build()) {
+            AtomicLong acquisitions = new AtomicLong();
+            AtomicInteger errors = new AtomicInteger();
+            AtomicInteger[] inside = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
+            AtomicInteger overlaps = new AtomicInteger();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            // compiled for Java 17: the virtual-thread executor is looked up at run time
+            ExecutorService virtual = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
+                    .invoke(null);
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                virtual.submit(() -> {
+                    for (int n = 0; System.nanoTime() < end; n++) {
+                        int hot = n % inside.length;
+                        try (LockResource own = manager.lock("own-" + id + "-" + n % 8);
+                             LockResource shared = manager.lock("hot-" + hot)) {
+                            if (inside[hot].incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            acquisitions.incrementAndGet();
+                            inside[hot].decrementAndGet();
+                        } catch (AlreadyLockedException e) {
+                            // contention on the hot keys is the point
+                        } catch (Exception e) {
+                            if (errors.getAndIncrement() == 0) {
+                                e.printStackTrace();
+                            }
+                        }
+                    }
+                });
+            }
+            virtual.shutdown();
+            if (!virtual.awaitTermination(seconds + 60, TimeUnit.SECONDS)) {
+                System.out.println("STALLED " + acquisitions.get());
+                System.exit(2);
+            }
+            System.out.println("DONE " + acquisitions.get() + " " + overlaps.get() + " " + errors.get());
+        }
+        System.exit(0);
+    }
+
+    private static Object pool(String name, String url) throws Exception {
+        if (name.equals("hikari")) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(url);
+            config.setUsername("postgres");
+            config.setMaximumPoolSize(10);
+            config.setConnectionTimeout(5_000);
+            return new HikariDataSource(config);
+        }
+        ComboPooledDataSource c3p0 = new ComboPooledDataSource();
+        c3p0.setJdbcUrl(url);
+        c3p0.setUser("postgres");
+        c3p0.setPassword("");
+        c3p0.setMaxPoolSize(10);
+        c3p0.setCheckoutTimeout(5_000);
+        return c3p0;
+    }
+}

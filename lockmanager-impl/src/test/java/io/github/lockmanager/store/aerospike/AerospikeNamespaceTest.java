@@ -1,0 +1,131 @@
+package io.github.lockmanager.store.aerospike;
+
+import com.aerospike.client.AerospikeClient;
+import com.aerospike.client.BatchRead;
+import com.aerospike.client.BatchRecord;
+import com.aerospike.client.Host;
+import com.aerospike.client.Key;
+import com.aerospike.client.Record;
+import com.aerospike.client.ResultCode;
+import com.aerospike.client.policy.ClientPolicy;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/**
+ * What the store concludes from a server's info answers and per-record result codes, for the findings on real
+ * servers that no server here can reproduce: the answers are in the form the info protocol gives them.
+ */
+class AerospikeNamespaceTest {
+    private static final String PERSISTENT_AP = "objects=0;storage-engine=device;storage-engine.file[0]=/opt/aerospike/data/"
+            + "test.dat;nsup-period=120;strong-consistency=false;allow-ttl-without-nsup=false";
+    private static final String IN_MEMORY = "objects=0;storage-engine=memory;nsup-period=120;strong-consistency=false";
+    private static final String IN_MEMORY_WITH_FILE = "storage-engine=memory;storage-engine.file[0]=/data/ns.dat;"
+            + "nsup-period=120;strong-consistency=true";
+    private static final String NO_NSUP = "storage-engine=device;nsup-period=0;allow-ttl-without-nsup=false";
+    private static AerospikeClient client;
+
+    @BeforeAll
+    static void clientWithoutServer() {
+        ClientPolicy policy = new ClientPolicy();
+        policy.failIfNotConnected = false;
+        policy.timeout = 200;
+        client = new AerospikeClient(policy, new Host("127.0.0.1", 1));
+    }
+
+    @AfterAll
+    static void close() {
+        client.close();
+    }
+
+    private static AerospikeLockStore.Builder builder() {
+        return AerospikeLockStore.builder(client);
+    }
+
+    @Test
+    void aNamespaceKeptInMemoryOnlyIsRefusedUnlessAccepted() throws Exception {
+        AerospikeNamespace volatileNs = new AerospikeNamespace("test", IN_MEMORY, "Aerospike Community Edition");
+        assertThat(volatileNs.isPersistent()).isFalse();
+        assertThatThrownBy(() -> builder().build().check(volatileNs)).isInstanceOfSatisfying(LockManagerException.class,
+                e -> {
+                    assertThat(e.getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
+                    assertThat(e).hasMessageContaining("tokens start again from 1")
+                            .hasMessageContaining("allowVolatileNamespace(true)");
+                });
+        assertThatNoException().isThrownBy(() -> builder().allowVolatileNamespace(true).build().check(volatileNs));
+        assertThat(new AerospikeNamespace("test", PERSISTENT_AP, "").isPersistent()).isTrue();
+        assertThat(new AerospikeNamespace("test", IN_MEMORY_WITH_FILE, "").isPersistent())
+                .as("Aerospike 7 keeps an in-memory namespace on its storage file").isTrue();
+    }
+
+    @Test
+    void durableDeletesAreRefusedOnCommunityEdition() throws Exception {
+        AerospikeNamespace community = new AerospikeNamespace("test", PERSISTENT_AP, "Aerospike Community Edition");
+        assertThatThrownBy(() -> builder().durableDelete(true).build().check(community))
+                .isInstanceOfSatisfying(LockManagerException.class, e ->
+                        assertThat(e).hasMessageContaining("needs Aerospike Enterprise Edition")
+                                .hasMessageContaining("Aerospike Community Edition"));
+        AerospikeNamespace enterprise = new AerospikeNamespace("test", PERSISTENT_AP, "Aerospike Enterprise Edition");
+        assertThatNoException().isThrownBy(() -> builder().durableDelete(true).build().check(enterprise));
+    }
+
+    @Test
+    void aNamespaceThatRejectsTtlsIsRefusedAndConsistencyIsRead() {
+        assertThat(new AerospikeNamespace("test", NO_NSUP, "").acceptsTtl()).isFalse();
+        assertThatThrownBy(() -> builder().build().check(new AerospikeNamespace("test", NO_NSUP, "")))
+                .hasMessageContaining("nsup-period is 0");
+        assertThat(new AerospikeNamespace("test", IN_MEMORY_WITH_FILE, "").isStrongConsistency()).isTrue();
+        assertThat(new AerospikeNamespace("test", PERSISTENT_AP, "").isStrongConsistency()).isFalse();
+    }
+
+    @Test
+    void onlyNotFoundAndAnotherOwnerMeanLost() {
+        LockHandle handle = new LockHandle(LockKey.xdc("c", "k"), "owner-1");
+        Key key = new Key("test", "XDC#locks", "c#k");
+
+        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.KEY_NOT_FOUND_ERROR, null))).isEqualTo(HoldState.LOST);
+        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.FILTERED_OUT, null))).isEqualTo(HoldState.LOST);
+        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.TIMEOUT, null))).as("a timeout tells nothing").isNull();
+        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.DEVICE_OVERLOAD, null))).isNull();
+        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.OK, record("owner-1", "RUNNING"))))
+                .isEqualTo(HoldState.HELD);
+
+        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.KEY_NOT_FOUND_ERROR, null)))
+                .isEqualTo(HoldState.LOST);
+        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.OK, record("owner-2", "RUNNING"))))
+                .isEqualTo(HoldState.LOST);
+        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.TIMEOUT, null)))
+                .as("a read error is no answer, not a loss").isNull();
+        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.OK, record("owner-1", "ABORT"))))
+                .isEqualTo(HoldState.ABORT_REQUESTED);
+    }
+
+    private static Record record(String owner, String status) {
+        return new Record(Map.of(AerospikeLayout.OWNER, owner, AerospikeLayout.STATUS, status), 1, 10);
+    }
+
+    private static BatchRecord batchRecord(Key key, int resultCode, Record record) {
+        BatchRecord result = new BatchRecord(key, true);
+        result.resultCode = resultCode;
+        result.record = record;
+        return result;
+    }
+
+    private static BatchRead batchRead(Key key, int resultCode, Record record) {
+        BatchRead read = new BatchRead(key, new String[]{AerospikeLayout.OWNER, AerospikeLayout.STATUS});
+        read.resultCode = resultCode;
+        read.record = record;
+        return read;
+    }
+}
