@@ -46,6 +46,7 @@ public final class Benchmarks {
         try (PostgresSubject postgres = new PostgresSubject()) {
             versions.add(postgres.version());
             new StoreBench(postgres, settings, report).run();
+            new StorageBench(postgres.pool(), PostgresSubject.TABLE, settings, report).run();
         }
         if (settings.hbase()) {
             try (HBaseSubject hbase = new HBaseSubject()) {
@@ -107,7 +108,10 @@ public final class Benchmarks {
                 + "6. Heap after full GCs, before and after taking the locks (keys allocated beforehand), against a "
                 + "`ConcurrentHashMap` holding the same keys.\n"
                 + "7. Locks created directly in the store by 8 threads (10,000 on HBase, where creating 100,000 one by one "
-                + "would dominate the run): `getLocks()` against a raw scan of the live records of the same store.\n";
+                + "would dominate the run): `getLocks()` against a raw scan of the live records of the same store.\n"
+                + "8. 100,000 keys, each locked and released once by 8 threads (locking per entity), on a store whose idle "
+                + "record retention is 1 s: the rows of those keys left after one `purgeIdleRecords()` (which a manager "
+                + "runs every `purgeInterval`), against the 100,000 rows a table keeping every key ever locked holds.\n";
     }
 
     private static String cpuModel() {

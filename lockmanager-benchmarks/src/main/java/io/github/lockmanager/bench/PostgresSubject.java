@@ -6,6 +6,7 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,7 +19,7 @@ import java.sql.Statement;
  * statement as the store takes it.
  */
 final class PostgresSubject implements Subject {
-    private static final String TABLE = "bench_locks";
+    static final String TABLE = "bench_locks";
     private final HikariDataSource pool;
     private final JdbcLockStore store;
 
@@ -94,6 +95,10 @@ final class PostgresSubject implements Subject {
     @Override
     public int listSize(Settings settings) {
         return settings.listSize();
+    }
+
+    DataSource pool() {
+        return pool;
     }
 
     @Override

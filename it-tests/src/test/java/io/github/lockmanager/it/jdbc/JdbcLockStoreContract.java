@@ -214,8 +214,7 @@ abstract class JdbcLockStoreContract {
 
     @Test
     void idleRowsArePurgedAndTheirKeysComeBackWithHigherFencingTokens() throws Exception {
-        JdbcLockStore purging = JdbcLockStore.builder(database.shared()).tableName("lockmanager_store")
-                .idleRecordRetention(Duration.ofSeconds(1)).build();
+        JdbcLockStore purging = purgingStore();
         LockKey key = key("purged");
         LockHandle first = purging.acquire(request(key, "first"), LEASE).record().handle();
         long firstToken = purging.read(key).orElseThrow().fencingToken();
@@ -235,8 +234,7 @@ abstract class JdbcLockStoreContract {
 
     @Test
     void aLiveLockIsNeverPurged() throws Exception {
-        JdbcLockStore purging = JdbcLockStore.builder(database.shared()).tableName("lockmanager_store")
-                .idleRecordRetention(Duration.ofSeconds(1)).build();
+        JdbcLockStore purging = purgingStore();
         LockKey key = key("live");
         LockHandle held = purging.acquire(request(key, "holder"), LEASE).record().handle();
 
@@ -308,6 +306,12 @@ abstract class JdbcLockStoreContract {
                 s.execute("DROP TABLE " + table);
             }
         }
+    }
+
+    /** The test table's store with a retention short enough for a test to see rows purged. */
+    private JdbcLockStore purgingStore() {
+        return JdbcLockStore.builder(database.shared()).tableName("lockmanager_store")
+                .idleRecordRetention(Duration.ofSeconds(1)).build();
     }
 
     private int rowsOf(LockKey key) throws java.sql.SQLException {

@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Run by {@link VirtualThreadsTest} in a JVM of Java 21 or later: {@code vt.threads} virtual threads take and
  * release locks on PostgreSQL for {@code vt.seconds}, each on a key of its own and on a few shared hot keys,
- * through the pool named by {@code vt.pool}. Prints {@code DONE <acquisitions> <overlaps> <errors>}.
+ * through the pool named by {@code vt.pool}. Prints {@code DONE <attempts> <acquisitions> <threads that took a
+ * lock> <overlaps> <errors>}, or {@code STALLED} if the threads do not finish a minute after their time.
  */
 public final class VirtualThreadNode {
     private VirtualThreadNode() {
@@ -34,7 +35,9 @@ public final class VirtualThreadNode {
              LockManager manager = LockManagerBuilder.newBuilder()
                      .store(JdbcLockStore.builder((DataSource) pool).tableName("lockmanager_vthreads").build())
                      .clientId("vthreads-" + ProcessHandle.current().pid()).lease(Duration.ofSeconds(10)).build()) {
+            AtomicLong attempts = new AtomicLong();
             AtomicLong acquisitions = new AtomicLong();
+            AtomicInteger progressed = new AtomicInteger();
             AtomicInteger errors = new AtomicInteger();
             AtomicInteger[] inside = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
             AtomicInteger overlaps = new AtomicInteger();
@@ -45,14 +48,17 @@ public final class VirtualThreadNode {
             for (int t = 0; t < threads; t++) {
                 int id = t;
                 virtual.submit(() -> {
+                    boolean tookOne = false;
                     for (int n = 0; System.nanoTime() < end; n++) {
                         int hot = n % inside.length;
+                        attempts.incrementAndGet();
                         try (LockResource own = manager.lock("own-" + id + "-" + n % 8);
                              LockResource shared = manager.lock("hot-" + hot)) {
                             if (inside[hot].incrementAndGet() != 1) {
                                 overlaps.incrementAndGet();
                             }
                             acquisitions.incrementAndGet();
+                            tookOne = true;
                             inside[hot].decrementAndGet();
                         } catch (AlreadyLockedException e) {
                             // contention on the hot keys is the point
@@ -62,14 +68,18 @@ public final class VirtualThreadNode {
                             }
                         }
                     }
+                    if (tookOne) {
+                        progressed.incrementAndGet();
+                    }
                 });
             }
             virtual.shutdown();
             if (!virtual.awaitTermination(seconds + 60, TimeUnit.SECONDS)) {
-                System.out.println("STALLED " + acquisitions.get());
+                System.out.println("STALLED " + attempts.get());
                 System.exit(2);
             }
-            System.out.println("DONE " + acquisitions.get() + " " + overlaps.get() + " " + errors.get());
+            System.out.println("DONE " + attempts.get() + " " + acquisitions.get() + " " + progressed.get() + " "
+                    + overlaps.get() + " " + errors.get());
         }
         System.exit(0);
     }

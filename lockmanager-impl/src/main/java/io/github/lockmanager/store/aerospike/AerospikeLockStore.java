@@ -33,6 +33,7 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
+import io.github.lockmanager.store.support.StoreSettings;
 import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,12 +185,7 @@ public final class AerospikeLockStore implements LockStore {
          * lock manager's renewal interval. Default 5 s.
          */
         public Builder operationTimeout(Duration operationTimeout) {
-            if (operationTimeout == null || operationTimeout.compareTo(Duration.ofMillis(50)) < 0
-                    || operationTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException("operationTimeout must be between 50 ms and 10 minutes, was "
-                        + operationTimeout);
-            }
-            this.operationTimeout = operationTimeout;
+            this.operationTimeout = StoreSettings.operationTimeout(operationTimeout, Duration.ofMillis(50));
             return this;
         }
 
@@ -200,21 +196,13 @@ public final class AerospikeLockStore implements LockStore {
          * Default 1 hour.
          */
         public Builder idleRecordRetention(Duration idleRecordRetention) {
-            if (idleRecordRetention == null || idleRecordRetention.compareTo(Duration.ofSeconds(1)) < 0
-                    || idleRecordRetention.compareTo(Duration.ofDays(365)) > 0) {
-                throw new IllegalArgumentException("idleRecordRetention must be between 1 second and 365 days, was "
-                        + idleRecordRetention);
-            }
-            this.idleRecordRetention = idleRecordRetention;
+            this.idleRecordRetention = StoreSettings.idleRecordRetention(idleRecordRetention);
             return this;
         }
 
         /** How transient failures are retried. Default 3 attempts, backoff 20 ms doubling to 500 ms. */
         public Builder retries(RetryPolicy retries) {
-            if (retries == null) {
-                throw new IllegalArgumentException("retries must not be null");
-            }
-            this.retries = retries;
+            this.retries = StoreSettings.retries(retries);
             return this;
         }
 

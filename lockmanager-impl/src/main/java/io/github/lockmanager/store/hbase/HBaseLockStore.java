@@ -11,6 +11,7 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
+import io.github.lockmanager.store.support.StoreSettings;
 import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -142,12 +143,7 @@ public final class HBaseLockStore implements LockStore {
          * the lock manager's renewal interval. Default 5 s.
          */
         public Builder operationTimeout(Duration operationTimeout) {
-            if (operationTimeout == null || operationTimeout.isZero() || operationTimeout.isNegative()
-                    || operationTimeout.toMillis() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("operationTimeout must be positive and under 24 days, was "
-                        + operationTimeout);
-            }
-            this.operationTimeout = operationTimeout;
+            this.operationTimeout = StoreSettings.operationTimeout(operationTimeout, Duration.ofMillis(50));
             return this;
         }
 
@@ -156,21 +152,13 @@ public final class HBaseLockStore implements LockStore {
          * second to 365 days. Keep it well above the clock differences of the region servers. Default 1 hour.
          */
         public Builder idleRecordRetention(Duration idleRecordRetention) {
-            if (idleRecordRetention == null || idleRecordRetention.compareTo(Duration.ofSeconds(1)) < 0
-                    || idleRecordRetention.compareTo(Duration.ofDays(365)) > 0) {
-                throw new IllegalArgumentException("idleRecordRetention must be between 1 second and 365 days, was "
-                        + idleRecordRetention);
-            }
-            this.idleRecordRetention = idleRecordRetention;
+            this.idleRecordRetention = StoreSettings.idleRecordRetention(idleRecordRetention);
             return this;
         }
 
         /** How transient failures are retried. Default 3 attempts, backoff 50 ms doubling to 1 s. */
         public Builder retries(RetryPolicy retries) {
-            if (retries == null) {
-                throw new IllegalArgumentException("retries must not be null");
-            }
-            this.retries = retries;
+            this.retries = StoreSettings.retries(retries);
             return this;
         }
 

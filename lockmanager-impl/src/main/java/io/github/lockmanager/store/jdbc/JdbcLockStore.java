@@ -11,6 +11,7 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
+import io.github.lockmanager.store.support.StoreSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,12 +119,8 @@ public final class JdbcLockStore implements LockStore {
          * minutes. Keep it well under the lock manager's renewal interval. Default 5 s.
          */
         public Builder operationTimeout(Duration operationTimeout) {
-            if (operationTimeout == null || operationTimeout.compareTo(Duration.ofMillis(200)) < 0
-                    || operationTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException("operationTimeout must be between 200 ms and 10 minutes, was "
-                        + operationTimeout);
-            }
-            this.operationTimeout = operationTimeout;
+            // the driver's query timeout counts whole seconds, its network timeout milliseconds
+            this.operationTimeout = StoreSettings.operationTimeout(operationTimeout, Duration.ofMillis(200));
             return this;
         }
 
@@ -134,21 +131,13 @@ public final class JdbcLockStore implements LockStore {
          * corrections your database host may see. Default 1 hour.
          */
         public Builder idleRecordRetention(Duration idleRecordRetention) {
-            if (idleRecordRetention == null || idleRecordRetention.compareTo(Duration.ofSeconds(1)) < 0
-                    || idleRecordRetention.compareTo(Duration.ofDays(365)) > 0) {
-                throw new IllegalArgumentException("idleRecordRetention must be between 1 second and 365 days, was "
-                        + idleRecordRetention);
-            }
-            this.idleRecordRetention = idleRecordRetention;
+            this.idleRecordRetention = StoreSettings.idleRecordRetention(idleRecordRetention);
             return this;
         }
 
         /** How transient failures (connection loss, deadlocks, timeouts) are retried. Default 3 attempts. */
         public Builder retries(RetryPolicy retries) {
-            if (retries == null) {
-                throw new IllegalArgumentException("retries must not be null");
-            }
-            this.retries = retries;
+            this.retries = StoreSettings.retries(retries);
             return this;
         }
 
