@@ -27,6 +27,7 @@ final class HBaseSubject implements Subject {
     private static final TableName TABLE = TableName.valueOf("bench_locks");
     private static final byte[] FAMILY = Bytes.toBytes("D");
     private static final byte[] OWNER = Bytes.toBytes("o");
+    private static final byte[] DLM_MARKER = Bytes.toBytes("LOCKED");
     private final HBaseTestingUtility cluster = new HBaseTestingUtility();
     private final HBaseLockStore store;
     private final Table table;
@@ -65,6 +66,24 @@ final class HBaseSubject implements Subject {
                 .build(new Put(row).addColumn(FAMILY, OWNER, value)));
         table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, value)
                 .build(new Delete(row).addColumns(FAMILY, OWNER)));
+    }
+
+    /*
+     * PhonePe DLM is not published under its documented coordinates; its HBase protocol is replayed here: a put of
+     * a constant marker with a cell TTL if the column is absent, and release is an unconditional delete. It checks
+     * no owner on release and issues no fencing token.
+     */
+    @Override
+    public String peerCycleDescription() {
+        return "PhonePe DLM's protocol: checkAndMutate put with cell TTL if absent + unconditional delete";
+    }
+
+    @Override
+    public void peerCycle(String key, String owner) throws IOException {
+        byte[] row = Bytes.toBytes("dlm#" + key);
+        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(FAMILY, OWNER)
+                .build(new Put(row).addColumn(FAMILY, OWNER, DLM_MARKER).setTTL(600_000)));
+        table.delete(new Delete(row).addColumns(FAMILY, OWNER));
     }
 
     @Override

@@ -71,9 +71,16 @@ final class StoreBench {
                 manager.lock("cycle").close();
                 subject.rawCycle(rawKey, rawOwner);
             }
+            boolean peer = subject.peerCycleDescription() != null;
+            if (peer) {
+                for (int i = 0; i < n; i++) {
+                    subject.peerCycle(rawKey, rawOwner);
+                }
+            }
             long calls = counted.totalCalls();
             long ours = 0;
             long raw = 0;
+            long peers = 0;
             for (int round = 0; round < 5; round++) {
                 long start = System.nanoTime();
                 for (int i = 0; i < n; i++) {
@@ -85,12 +92,24 @@ final class StoreBench {
                     subject.rawCycle(rawKey, rawOwner);
                 }
                 raw += System.nanoTime() - start;
+                if (peer) {
+                    start = System.nanoTime();
+                    for (int i = 0; i < n; i++) {
+                        subject.peerCycle(rawKey, rawOwner);
+                    }
+                    peers += System.nanoTime() - start;
+                }
             }
             double perCycle = (double) (counted.totalCalls() - calls) / (5.0 * n);
             report.add("2. uncontended lock+unlock", subject.name(), Report.micros(ours / (5.0 * n)),
                     Report.micros(raw / (5.0 * n)), (double) ours / raw, String.format(Locale.ROOT,
                             "store calls per cycle: %.2f (target 2); baseline: %s", perCycle,
                             subject.rawCycleDescription()));
+            if (peer) {
+                report.add("2. uncontended lock+unlock, against a peer", subject.name(), Report.micros(ours / (5.0 * n)),
+                        Report.micros(peers / (5.0 * n)), (double) ours / peers, "baseline: "
+                                + subject.peerCycleDescription() + "; same rounds as the row above");
+            }
         }
     }
 

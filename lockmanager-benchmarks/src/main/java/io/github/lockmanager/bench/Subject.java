@@ -15,6 +15,19 @@ interface Subject extends AutoCloseable {
     /** The raw store operations one uncontended lock cycle needs: a conditional create and a conditional delete. */
     void rawCycle(String key, String owner) throws Exception;
 
+    /**
+     * What {@link #peerCycle} replays: a peer library's lock+unlock protocol on the same store, as a second
+     * baseline of figure 2; {@code null} when there is none.
+     */
+    default String peerCycleDescription() {
+        return null;
+    }
+
+    /** One lock+unlock of the peer's protocol; only when {@link #peerCycleDescription()} is not null. */
+    default void peerCycle(String key, String owner) throws Exception {
+        throw new UnsupportedOperationException(name() + " replays no peer protocol");
+    }
+
     /** A raw scan of the store's live lock records, returning how many it read. */
     long rawScan() throws Exception;
 

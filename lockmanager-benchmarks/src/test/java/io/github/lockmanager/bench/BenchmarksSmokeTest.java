@@ -7,18 +7,25 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The harness runs end to end at a tiny size (in memory and PostgreSQL): every figure yields a row. No time is asserted. */
+/**
+ * The harness runs end to end at a tiny size (in memory, PostgreSQL, and the peers on PostgreSQL and Redis): every
+ * figure yields a row. No time is asserted.
+ */
 class BenchmarksSmokeTest {
     @Test
     void everyFigureIsMeasured() throws Exception {
         Report report = Benchmarks.run(Settings.smokeRun(), new ArrayList<>());
+        new PeerBench(Settings.smokeRun(), report).run();
         List<String> figures = report.rows().stream().map(r -> r.figure().substring(0, 2)).distinct().toList();
-        assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "3.", "4.", "5.", "6.", "7.", "8.");
+        assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "3.", "4.", "5.", "6.", "7.", "8.", "9.");
         assertThat(report.rows()).extracting(Report.Row::store).contains("in-memory", "PostgreSQL");
         assertThat(report.rows()).filteredOn(r -> !r.figure().startsWith("8."))
                 .allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("8.")).singleElement()
                 .satisfies(r -> assertThat(r.ratio()).as("rows left after the purge, per key").isZero());
         assertThat(report.table()).contains("| 3. renewal cycle, 50 locks | PostgreSQL |");
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
+                .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
+                .anyMatch(f -> f.contains("Redisson")).hasSize(9);
     }
 }

@@ -51,11 +51,8 @@ import java.util.Optional;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.ABORT;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.COUNTER;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.FAMILY;
-import static io.github.lockmanager.store.hbase.HBaseTableLayout.LEASE;
-import static io.github.lockmanager.store.hbase.HBaseTableLayout.LOCK_TIME;
-import static io.github.lockmanager.store.hbase.HBaseTableLayout.NODE;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.META;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.OWNER;
-import static io.github.lockmanager.store.hbase.HBaseTableLayout.THREAD;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
 
 /**
@@ -236,11 +233,8 @@ public final class HBaseLockStore implements LockStore {
             long lockTime = System.currentTimeMillis();
             RowMutations mutations = new RowMutations(row, 3);
             mutations.add(leasedOwner(row, owner, leaseMillis));
-            mutations.add(new Put(row)
-                    .addColumn(FAMILY, NODE, Bytes.toBytes(request.nodeId()))
-                    .addColumn(FAMILY, THREAD, Bytes.toBytes(request.threadName()))
-                    .addColumn(FAMILY, LOCK_TIME, Bytes.toBytes(lockTime))
-                    .addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis)));
+            mutations.add(new Put(row).addColumn(FAMILY, META,
+                    LockMeta.encode(request.nodeId(), request.threadName(), lockTime, leaseMillis)));
             mutations.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
             CheckAndMutateResult written;
             try {
@@ -301,10 +295,9 @@ public final class HBaseLockStore implements LockStore {
             for (LockHandle handle : handles) {
                 byte[] row = rowKey(handle.key().storageKey());
                 byte[] owner = Bytes.toBytes(handle.ownerToken());
-                RowMutations renewal = new RowMutations(row, 2);
-                renewal.add(leasedOwner(row, owner, leaseMillis));
-                renewal.add(new Put(row).addColumn(FAMILY, LEASE, Bytes.toBytes(leaseMillis)));
-                actions.add(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(renewal));
+                // the lease in the meta cell is the acquisition's, which renews with the same lease
+                actions.add(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner)
+                        .build(leasedOwner(row, owner, leaseMillis)));
                 actions.add(new Get(row).addColumn(FAMILY, ABORT));
             }
             Object[] results = batch(table, actions);
@@ -346,7 +339,8 @@ public final class HBaseLockStore implements LockStore {
         byte[] row = rowKey(handle.key().storageKey());
         byte[] owner = Bytes.toBytes(handle.ownerToken());
         return call("release lock '" + handle.key().name() + "'", table -> {
-            Delete delete = new Delete(row).addColumns(FAMILY, OWNER).addColumns(FAMILY, ABORT);
+            // an abort mark counts only while it names the owner, so it needs no delete of its own
+            Delete delete = new Delete(row).addColumns(FAMILY, OWNER);
             try {
                 return table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(delete))
                         .isSuccess();
@@ -473,13 +467,11 @@ public final class HBaseLockStore implements LockStore {
         }
         byte[] ownerToken = result.getValue(FAMILY, OWNER);
         LockKey key = LockKey.parse(HBaseTableLayout.storageKey(result.getRow()));
-        long leaseMillis = Bytes.toLong(result.getValue(FAMILY, LEASE));
+        LockMeta meta = LockMeta.decode(result.getValue(FAMILY, META));
         Instant renewedAt = Instant.ofEpochMilli(owner.getTimestamp());
         byte[] abortFor = result.getValue(FAMILY, ABORT);
-        return Optional.of(new LockRecord(new LockHandle(key, Bytes.toString(ownerToken)),
-                Bytes.toString(result.getValue(FAMILY, NODE)), Bytes.toString(result.getValue(FAMILY, THREAD)),
-                Instant.ofEpochMilli(Bytes.toLong(result.getValue(FAMILY, LOCK_TIME))),
-                renewedAt.plusMillis(leaseMillis),
+        return Optional.of(new LockRecord(new LockHandle(key, Bytes.toString(ownerToken)), meta.nodeId(),
+                meta.threadName(), Instant.ofEpochMilli(meta.lockTime()), renewedAt.plusMillis(meta.leaseMillis()),
                 Arrays.equals(ownerToken, abortFor) ? LockStatus.ABORT : LockStatus.RUNNING,
                 Bytes.toLong(result.getValue(FAMILY, COUNTER))));
     }

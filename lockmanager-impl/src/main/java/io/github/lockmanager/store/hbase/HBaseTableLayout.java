@@ -21,21 +21,21 @@ import java.util.zip.CRC32;
  * <ul>
  *   <li>{@code o}: the owner token of the acquisition, with a cell TTL of the lease: the lock exists while it
  *       does. Every conditional write compares it.</li>
- *   <li>{@code n}, {@code t}, {@code l}, {@code d}: node, thread, lock time (ms) and lease (ms) of the
- *       acquisition; no TTL, meaningful only while {@code o} lives.</li>
+ *   <li>{@code m}: node, thread, lock time (ms) and lease (ms) of the acquisition in one cell
+ *       ({@link LockMeta}); no TTL, meaningful only while {@code o} lives. One cell rather than four: every cell
+ *       written is work for the region server, and a row taken again and again piles up versions until a
+ *       flush.</li>
  *   <li>{@code c}: the fencing counter, incremented atomically with each acquisition; no TTL, so tokens keep
  *       increasing across release and expiry. A row idle for the store's retention is deleted, and the
  *       counter of its next life starts above it (see {@link HBaseLockStore}).</li>
- *   <li>{@code a}: the owner token an abort was asked for; no TTL, it only counts while it equals {@code o}.</li>
+ *   <li>{@code a}: the owner token an abort was asked for; no TTL, it only counts while it equals {@code o}, so a
+ *       release leaves it be.</li>
  * </ul>
  */
 final class HBaseTableLayout {
     static final byte[] FAMILY = Bytes.toBytes("D");
     static final byte[] OWNER = Bytes.toBytes("o");
-    static final byte[] NODE = Bytes.toBytes("n");
-    static final byte[] THREAD = Bytes.toBytes("t");
-    static final byte[] LOCK_TIME = Bytes.toBytes("l");
-    static final byte[] LEASE = Bytes.toBytes("d");
+    static final byte[] META = Bytes.toBytes("m");
     static final byte[] COUNTER = Bytes.toBytes("c");
     static final byte[] ABORT = Bytes.toBytes("a");
     static final int REGIONS = 256;

@@ -1,0 +1,19 @@
+package io.github.lockmanager.bench;
+
+import java.time.Duration;
+
+/** One lock library on one node, as {@link PeerBench} drives it; lock and unlock of a key happen on one thread. */
+interface Contender extends AutoCloseable {
+    String name();
+
+    /** Takes {@code key} if it is free, without waiting. */
+    boolean tryLock(String key) throws Exception;
+
+    void unlock(String key) throws Exception;
+
+    /** Waits until {@code key} is taken, the way the library waits (polling every {@code interval} where it polls). */
+    void lockWaiting(String key, Duration interval) throws Exception;
+
+    /** Round trips to the store so far, or -1 where they are not counted. */
+    long roundTrips();
+}

@@ -1,0 +1,255 @@
+package io.github.lockmanager.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import io.github.lockmanager.utils.LockManagerUtils;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.integration.jdbc.lock.DefaultLockRepository;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The contenders of {@link PeerBench}, each a node with a pool of its own on the same PostgreSQL (or Redis). */
+final class Contenders {
+    static final String POSTGRES_URL = System.getProperty("bench.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test");
+    static final String REDIS_URL = System.getProperty("bench.redis.url", "redis://127.0.0.1:6379");
+    private static final Duration LEASE = Duration.ofMinutes(1);
+
+    private Contenders() {
+    }
+
+    /** Creates the peers' tables as their documentation gives them, when absent. */
+    static void createTables() throws Exception {
+        try (HikariDataSource pool = pool("setup", 1); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL, "
+                    + "CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL, CONSTRAINT INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
+            s.execute("CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP "
+                    + "NOT NULL, locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL)");
+        }
+    }
+
+    static HikariDataSource pool(String name, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(POSTGRES_URL);
+        config.setUsername(System.getProperty("bench.postgres.user", "postgres"));
+        config.setMaximumPoolSize(size);
+        config.setPoolName("peers-" + name);
+        return new HikariDataSource(config);
+    }
+
+    /** Ours, on the JDBC store. */
+    static final class Ours implements Contender {
+        private final HikariDataSource pool;
+        private final CountingDataSource counted;
+        private final LockManager manager;
+        private final Map<String, LockResource> held = new ConcurrentHashMap<>();
+
+        Ours(String node, String client) throws Exception {
+            pool = pool("ours-" + node, 10);
+            counted = new CountingDataSource(pool);
+            manager = LockManagerBuilder.newBuilder().store(JdbcLockStore.builder(counted.dataSource())
+                    .tableName("bench_peer_locks").build()).clientId(client).nodeId(node).lease(LEASE).build();
+        }
+
+        @Override
+        public String name() {
+            return "lockmanager";
+        }
+
+        @Override
+        public boolean tryLock(String key) throws Exception {
+            try {
+                held.put(key, manager.lock(key));
+                return true;
+            } catch (AlreadyLockedException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public void unlock(String key) {
+            held.remove(key).close();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) throws Exception {
+            held.put(key, LockManagerUtils.waitForLock(manager, key, interval.toMillis()));
+        }
+
+        @Override
+        public long roundTrips() {
+            return counted.roundTrips();
+        }
+
+        @Override
+        public void close() {
+            manager.close();
+            pool.close();
+        }
+    }
+
+    /** Spring Integration's {@code JdbcLockRegistry} with its {@code DefaultLockRepository}. */
+    static final class SpringIntegration implements Contender {
+        private final HikariDataSource pool;
+        private final CountingDataSource counted;
+        private final DefaultLockRepository repository;
+        private final JdbcLockRegistry registry;
+
+        SpringIntegration(String node, String region) {
+            pool = pool("spring-" + node, 10);
+            counted = new CountingDataSource(pool);
+            DataSource dataSource = counted.dataSource();
+            repository = new DefaultLockRepository(dataSource, node + "-" + region);
+            repository.setRegion(region);
+            repository.setTimeToLive((int) LEASE.toMillis());
+            repository.setTransactionManager(new DataSourceTransactionManager(dataSource));
+            repository.setCheckDatabaseOnStart(false);
+            repository.afterPropertiesSet();
+            repository.afterSingletonsInstantiated();
+            registry = new JdbcLockRegistry(repository);
+        }
+
+        @Override
+        public String name() {
+            return "Spring Integration JdbcLockRegistry";
+        }
+
+        @Override
+        public boolean tryLock(String key) {
+            return registry.obtain(key).tryLock();
+        }
+
+        @Override
+        public void unlock(String key) {
+            registry.obtain(key).unlock();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) {
+            registry.setIdleBetweenTries(interval);
+            registry.obtain(key).lock();
+        }
+
+        @Override
+        public long roundTrips() {
+            return counted.roundTrips();
+        }
+
+        @Override
+        public void close() {
+            repository.close();
+            pool.close();
+        }
+    }
+
+    /** ShedLock's JDBC provider, with the database's time, as its documentation recommends. */
+    static final class ShedLock implements Contender {
+        private final HikariDataSource pool;
+        private final CountingDataSource counted;
+        private final JdbcTemplateLockProvider provider;
+        private final Map<String, SimpleLock> held = new ConcurrentHashMap<>();
+
+        ShedLock(String node) {
+            pool = pool("shedlock-" + node, 10);
+            counted = new CountingDataSource(pool);
+            provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+                    .withJdbcTemplate(new JdbcTemplate(counted.dataSource())).withLockedByValue(node).usingDbTime().build());
+        }
+
+        @Override
+        public String name() {
+            return "ShedLock JdbcTemplateLockProvider";
+        }
+
+        @Override
+        public boolean tryLock(String key) {
+            Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), key, LEASE, Duration.ZERO));
+            lock.ifPresent(l -> held.put(key, l));
+            return lock.isPresent();
+        }
+
+        @Override
+        public void unlock(String key) {
+            held.remove(key).unlock();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) throws InterruptedException {
+            // ShedLock never waits: a caller that must wait polls
+            while (!tryLock(key)) {
+                Thread.sleep(interval.toMillis());
+            }
+        }
+
+        @Override
+        public long roundTrips() {
+            return counted.roundTrips();
+        }
+
+        @Override
+        public void close() {
+            pool.close();
+        }
+    }
+
+    /** Redisson's {@code RLock} on Redis: another store, shown as the reference many users know. */
+    static final class RedissonLock implements Contender {
+        private final RedissonClient client;
+
+        RedissonLock() {
+            Config config = new Config();
+            config.useSingleServer().setAddress(REDIS_URL).setConnectionMinimumIdleSize(8).setConnectionPoolSize(16);
+            client = Redisson.create(config);
+        }
+
+        @Override
+        public String name() {
+            return "Redisson RLock (Redis)";
+        }
+
+        @Override
+        public boolean tryLock(String key) {
+            return client.getLock(key).tryLock();
+        }
+
+        @Override
+        public void unlock(String key) {
+            client.getLock(key).unlock();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) {
+            // Redisson wakes its waiters through pub/sub; the interval does not apply
+            client.getLock(key).lock();
+        }
+
+        @Override
+        public long roundTrips() {
+            return -1;
+        }
+
+        @Override
+        public void close() {
+            client.shutdown();
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.github.lockmanager.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Figure 9: lockmanager next to the libraries users would pick instead, in the same run, on the same PostgreSQL:
+ * Spring Integration's {@code JdbcLockRegistry} and ShedLock's JDBC provider; and Redisson's {@code RLock} on the
+ * machine's Redis as a reference on another store. Each comparison: uncontended lock+unlock (alternating rounds,
+ * round trips counted on the JDBC connection), 8 threads on distinct keys, and the hand-off of a held key to a
+ * waiter on another node (each library waiting its own way, polling every 100 ms where it polls).
+ */
+final class PeerBench {
+    private static final Duration POLL = Duration.ofMillis(100);
+
+    @FunctionalInterface
+    interface Factory {
+        Contender node(String node) throws Exception;
+    }
+
+    private final Settings settings;
+    private final Report report;
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+
+    PeerBench(Settings settings, Report report) {
+        this.settings = settings;
+        this.report = report;
+    }
+
+    void run() throws Exception {
+        Contenders.createTables();
+        Factory ours = node -> new Contenders.Ours(node, "bench-peers-" + run);
+        compare(ours, node -> new Contenders.SpringIntegration(node, "bench-" + run), "PostgreSQL");
+        compare(ours, Contenders.ShedLock::new, "PostgreSQL");
+        compare(ours, node -> new Contenders.RedissonLock(), "PostgreSQL vs Redis");
+    }
+
+    private void compare(Factory oursFactory, Factory peerFactory, String store) throws Exception {
+        try (Contender ours = oursFactory.node("a"); Contender peer = peerFactory.node("a");
+             Contender oursB = oursFactory.node("b"); Contender peerB = peerFactory.node("b")) {
+            String figure = "9. vs " + peer.name() + ": ";
+            int n = Math.max(1, settings.cycles() / 5);
+            String oursKey = "u-ours-" + run;
+            String peerKey = "u-peer-" + run;
+            for (int i = 0; i < n; i++) {
+                cycle(ours, oursKey);
+                cycle(peer, peerKey);
+            }
+            long oursTrips = ours.roundTrips();
+            long peerTrips = peer.roundTrips();
+            long oursNanos = 0;
+            long peerNanos = 0;
+            for (int round = 0; round < 5; round++) {
+                long start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    cycle(ours, oursKey);
+                }
+                oursNanos += System.nanoTime() - start;
+                start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    cycle(peer, peerKey);
+                }
+                peerNanos += System.nanoTime() - start;
+            }
+            double cycles = 5.0 * n;
+            String trips = peer.roundTrips() < 0
+                    ? String.format(Locale.ROOT, "round trips per cycle: ours %.2f; Redis commands not counted",
+                    (ours.roundTrips() - oursTrips) / cycles)
+                    : String.format(Locale.ROOT, "round trips per cycle (statements and commits counted on the "
+                    + "connection): ours %.2f, theirs %.2f", (ours.roundTrips() - oursTrips) / cycles,
+                    (peer.roundTrips() - peerTrips) / cycles);
+            report.add(figure + "uncontended lock+unlock", store, Report.micros(oursNanos / cycles),
+                    Report.micros(peerNanos / cycles), (double) oursNanos / peerNanos, trips);
+
+            double oursRate = (perSecond(ours, "ours") + perSecond(ours, "ours")) / 2;
+            double peerRate = (perSecond(peer, "peer") + perSecond(peer, "peer")) / 2;
+            report.add(figure + "throughput, 8 threads", store, String.format(Locale.ROOT, "%.0f ops/s", oursRate),
+                    String.format(Locale.ROOT, "%.0f ops/s", peerRate), oursRate / peerRate,
+                    "distinct keys, each lock+unlock on one thread; above 1 is faster");
+
+            double oursHandoff = handoff(ours, oursB, "h-ours-" + run);
+            double peerHandoff = handoff(peer, peerB, "h-peer-" + run);
+            report.add(figure + "hand-off across nodes", store, Report.millis(oursHandoff), Report.millis(peerHandoff),
+                    oursHandoff / peerHandoff, "median of " + settings.handoffRounds() + " rounds: release on node a to "
+                            + "the return of a waiter on node b; ours waitForLock every 100 ms, theirs "
+                            + waitingOf(peer));
+        }
+    }
+
+    private static String waitingOf(Contender peer) {
+        return peer instanceof Contenders.SpringIntegration ? "lock() polling every 100 ms (idleBetweenTries)"
+                : peer instanceof Contenders.ShedLock ? "a tryLock loop every 100 ms (ShedLock never waits)"
+                : "lock(), woken by pub/sub";
+    }
+
+    private static void cycle(Contender contender, String key) throws Exception {
+        if (!contender.tryLock(key)) {
+            throw new IllegalStateException(contender.name() + " refused the uncontended key " + key);
+        }
+        contender.unlock(key);
+    }
+
+    private double perSecond(Contender contender, String side) throws Exception {
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long deadline = System.nanoTime() + settings.throughputTime().toNanos();
+        List<Future<Long>> counts = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            String key = "tp-" + side + "-" + run + "-" + t;
+            counts.add(pool.submit(() -> {
+                long done = 0;
+                while (System.nanoTime() < deadline) {
+                    cycle(contender, key);
+                    done++;
+                }
+                return done;
+            }));
+        }
+        long total = 0;
+        for (Future<Long> count : counts) {
+            total += count.get();
+        }
+        long elapsed = System.nanoTime() - start;
+        pool.shutdown();
+        return total * 1e9 / elapsed;
+    }
+
+    /** The median time from a release on node a to the return of the waiter on node b, in ns. */
+    private double handoff(Contender a, Contender b, String key) throws Exception {
+        List<Long> latencies = new ArrayList<>();
+        for (int round = 0; round < settings.handoffRounds(); round++) {
+            while (!a.tryLock(key)) {
+                Thread.sleep(10);
+            }
+            AtomicLong acquiredAt = new AtomicLong();
+            List<Exception> failure = Collections.synchronizedList(new ArrayList<>());
+            Thread waiter = new Thread(() -> {
+                try {
+                    b.lockWaiting(key, POLL);
+                    acquiredAt.set(System.nanoTime());
+                    b.unlock(key);
+                } catch (Exception e) {
+                    failure.add(e);
+                }
+            }, "peer-bench-waiter");
+            waiter.start();
+            // let the waiter find the key taken and start waiting
+            Thread.sleep(3 * POLL.toMillis());
+            long released = System.nanoTime();
+            a.unlock(key);
+            waiter.join(60_000);
+            if (!failure.isEmpty()) {
+                throw failure.get(0);
+            }
+            latencies.add(acquiredAt.get() - released);
+        }
+        Collections.sort(latencies);
+        return latencies.get(latencies.size() / 2);
+    }
+}
