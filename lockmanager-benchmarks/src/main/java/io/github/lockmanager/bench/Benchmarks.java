@@ -94,8 +94,8 @@ public final class Benchmarks {
                 + "and reported as a ratio (ours / baseline; below 1 is cheaper or faster than the baseline, except for "
                 + "throughput, where above 1 is faster). Our machines are shared and noisy: take the absolute times as "
                 + "context, the ratios as the result. No test asserts any of these times.\n\n"
-                + "Reproduce (PostgreSQL on 127.0.0.1:5432, database `test`, user `postgres`; the HBase mini cluster is "
-                + "started by the run; about 5 minutes on 2 cores):\n\n    " + COMMAND + "\n\n"
+                + "Reproduce (PostgreSQL on 127.0.0.1:5432, database `test`, user `postgres`; Redis on 127.0.0.1:6379 for "
+                + "figure 9; the HBase mini cluster is started by the run; about 10 minutes on 2 cores):\n\n    " + COMMAND + "\n\n"
                 + "Machine: " + runtime.availableProcessors() + " cores (" + cpuModel() + "), " + System.getProperty("os.name")
                 + " " + System.getProperty("os.version") + ", Java " + System.getProperty("java.version") + " ("
                 + System.getProperty("java.vm.name") + "), max heap " + runtime.maxMemory() / (1024 * 1024) + " MiB; "

@@ -220,43 +220,12 @@ final class StoreBench {
                 keys[t] = "tp-" + t;
                 rawKeys[t] = "tp-" + run + "-" + t;
             }
-            double ours = perSecond(t -> manager.lock(keys[t]).close());
-            double raw = perSecond(t -> subject.rawCycle(rawKeys[t], keys[t]));
+            double ours = Throughput.perSecond(settings.throughputTime(), t -> manager.lock(keys[t]).close());
+            double raw = Throughput.perSecond(settings.throughputTime(), t -> subject.rawCycle(rawKeys[t], keys[t]));
             report.add("5. throughput, 8 threads", subject.name(), String.format(Locale.ROOT, "%.0f ops/s", ours),
                     String.format(Locale.ROOT, "%.0f ops/s", raw), ours / raw,
                     "distinct keys; baseline: " + subject.rawCycleDescription());
         }
-    }
-
-    @FunctionalInterface
-    private interface PerThread {
-        void cycle(int thread) throws Exception;
-    }
-
-    private double perSecond(PerThread cycle) throws Exception {
-        int threads = 8;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        long deadline = System.nanoTime() + settings.throughputTime().toNanos();
-        List<Future<Long>> counts = new ArrayList<>();
-        long start = System.nanoTime();
-        for (int t = 0; t < threads; t++) {
-            int thread = t;
-            counts.add(pool.submit(() -> {
-                long done = 0;
-                while (System.nanoTime() < deadline) {
-                    cycle.cycle(thread);
-                    done++;
-                }
-                return done;
-            }));
-        }
-        long total = 0;
-        for (Future<Long> count : counts) {
-            total += count.get();
-        }
-        long elapsed = System.nanoTime() - start;
-        pool.shutdown();
-        return total * 1e9 / elapsed;
     }
 
     /** Figure 7: getLocks() over many live locks, against a raw scan of the same store. */

@@ -6,9 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -109,29 +107,11 @@ final class PeerBench {
     }
 
     private double perSecond(Contender contender, String side) throws Exception {
-        int threads = 8;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        long deadline = System.nanoTime() + settings.throughputTime().toNanos();
-        List<Future<Long>> counts = new ArrayList<>();
-        long start = System.nanoTime();
-        for (int t = 0; t < threads; t++) {
-            String key = "tp-" + side + "-" + run + "-" + t;
-            counts.add(pool.submit(() -> {
-                long done = 0;
-                while (System.nanoTime() < deadline) {
-                    cycle(contender, key);
-                    done++;
-                }
-                return done;
-            }));
+        String[] keys = new String[Throughput.THREADS];
+        for (int t = 0; t < keys.length; t++) {
+            keys[t] = "tp-" + side + "-" + run + "-" + t;
         }
-        long total = 0;
-        for (Future<Long> count : counts) {
-            total += count.get();
-        }
-        long elapsed = System.nanoTime() - start;
-        pool.shutdown();
-        return total * 1e9 / elapsed;
+        return Throughput.perSecond(settings.throughputTime(), t -> cycle(contender, keys[t]));
     }
 
     /** The median time from a release on node a to the return of the waiter on node b, in ns. */
@@ -153,8 +133,9 @@ final class PeerBench {
                 }
             }, "peer-bench-waiter");
             waiter.start();
-            // let the waiter find the key taken and start waiting
-            Thread.sleep(3 * POLL.toMillis());
+            // let the waiter find the key taken and start waiting; release at a random point of its poll interval,
+            // as a real release is, not in step with its polls
+            Thread.sleep(3 * POLL.toMillis() + ThreadLocalRandom.current().nextLong(POLL.toMillis()));
             long released = System.nanoTime();
             a.unlock(key);
             waiter.join(60_000);

@@ -1,0 +1,47 @@
+package io.github.lockmanager.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/** Eight threads run a cycle as often as they can for a while: cycles per second, all threads together. */
+final class Throughput {
+    static final int THREADS = 8;
+
+    /** One cycle of thread {@code thread} (0 to 7). */
+    @FunctionalInterface
+    interface PerThread {
+        void cycle(int thread) throws Exception;
+    }
+
+    private Throughput() {
+    }
+
+    static double perSecond(Duration time, PerThread cycle) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        long deadline = System.nanoTime() + time.toNanos();
+        List<Future<Long>> counts = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < THREADS; t++) {
+            int thread = t;
+            counts.add(pool.submit(() -> {
+                long done = 0;
+                while (System.nanoTime() < deadline) {
+                    cycle.cycle(thread);
+                    done++;
+                }
+                return done;
+            }));
+        }
+        long total = 0;
+        for (Future<Long> count : counts) {
+            total += count.get();
+        }
+        long elapsed = System.nanoTime() - start;
+        pool.shutdown();
+        return total * 1e9 / elapsed;
+    }
+}
