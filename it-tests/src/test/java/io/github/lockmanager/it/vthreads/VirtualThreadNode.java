@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Run by {@link VirtualThreadsTest} in a JVM of Java 21 or later: {@code vt.threads} virtual threads take and
  * release locks on PostgreSQL for {@code vt.seconds}, each on a key of its own and on a few shared hot keys,
  * through the pool named by {@code vt.pool}. Prints {@code DONE <attempts> <acquisitions> <threads that took a
- * lock> <overlaps> <errors>}, or {@code STALLED} if the threads do not finish a minute after their time.
+ * lock> <overlaps> <errors> <pool timeouts>}, or {@code STALLED} if the threads do not finish a minute after their
+ * time. A call that waited longer than the pool's 30 s for a connection counts as a pool timeout: that is the load
+ * of 200 threads on 10 connections, not a failure of the threads.
  */
 public final class VirtualThreadNode {
     private VirtualThreadNode() {
@@ -39,6 +41,7 @@ public final class VirtualThreadNode {
             AtomicLong acquisitions = new AtomicLong();
             AtomicInteger progressed = new AtomicInteger();
             AtomicInteger errors = new AtomicInteger();
+            AtomicInteger poolTimeouts = new AtomicInteger();
             AtomicInteger[] inside = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
             AtomicInteger overlaps = new AtomicInteger();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -63,7 +66,9 @@ public final class VirtualThreadNode {
                         } catch (AlreadyLockedException e) {
                             // contention on the hot keys is the point
                         } catch (Exception e) {
-                            if (errors.getAndIncrement() == 0) {
+                            if (waitedForThePool(e)) {
+                                poolTimeouts.incrementAndGet();
+                            } else if (errors.getAndIncrement() == 0) {
                                 e.printStackTrace();
                             }
                         }
@@ -79,9 +84,19 @@ public final class VirtualThreadNode {
                 System.exit(2);
             }
             System.out.println("DONE " + attempts.get() + " " + acquisitions.get() + " " + progressed.get() + " "
-                    + overlaps.get() + " " + errors.get());
+                    + overlaps.get() + " " + errors.get() + " " + poolTimeouts.get());
         }
         System.exit(0);
+    }
+
+    private static boolean waitedForThePool(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.sql.SQLTransientConnectionException || String.valueOf(c.getMessage())
+                    .contains("checkout")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Object pool(String name, String url) throws Exception {
@@ -90,7 +105,7 @@ public final class VirtualThreadNode {
             config.setJdbcUrl(url);
             config.setUsername("postgres");
             config.setMaximumPoolSize(10);
-            config.setConnectionTimeout(5_000);
+            config.setConnectionTimeout(30_000);
             return new HikariDataSource(config);
         }
         ComboPooledDataSource c3p0 = new ComboPooledDataSource();
@@ -98,7 +113,7 @@ public final class VirtualThreadNode {
         c3p0.setUser("postgres");
         c3p0.setPassword("");
         c3p0.setMaxPoolSize(10);
-        c3p0.setCheckoutTimeout(5_000);
+        c3p0.setCheckoutTimeout(30_000);
         return c3p0;
     }
 }

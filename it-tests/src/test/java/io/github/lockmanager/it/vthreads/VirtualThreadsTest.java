@@ -55,9 +55,9 @@ class VirtualThreadsTest {
         int overlaps = Integer.parseInt(done[4]);
         int errors = Integer.parseInt(done[5]);
         assertThat(overlaps).as("two holders of one key at once").isZero();
-        assertThat(acquisitions).isPositive();
-        // pool timeouts under 200 threads on 10 connections may fail a call now and then; nothing else may
-        assertThat(errors).as("failed calls of %d", attempts).isLessThanOrEqualTo((int) (attempts / 100));
+        assertThat(acquisitions).as("locks taken in %d attempts", attempts).isPositive();
+        // a call that waited out the pool is the load's doing (reported); any other failure is a defect
+        assertThat(errors).as("failed calls other than pool timeouts; the node's output: %s", lines).isZero();
         assertThat(node.exitValue()).isZero();
         Files.deleteIfExists(log);
     }

@@ -102,8 +102,8 @@ public final class RetryPolicy {
             long remaining = budgetNanos - (System.nanoTime() - start);
             if (remaining <= 0 && last != null) {
                 throw new LockManagerException(ErrorCode.RETRIES_EXHAUSTED, what + " did not succeed within its "
-                        + "operation timeout of " + budget.toMillis() + " ms (" + failed + " failed attempts); last: "
-                        + classifier.describe(last), last);
+                        + "operation timeout of " + budget.toMillis() + " ms (" + (failed + broken) + " failed attempts); "
+                        + "last: " + classifier.describe(last), last);
             }
             try {
                 return attempt.run(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
