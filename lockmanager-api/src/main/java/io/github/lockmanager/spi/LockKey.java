@@ -19,7 +19,6 @@ public final class LockKey {
     private final String farmId;
     private final String clientId;
     private final String name;
-    private final String storageKey;
 
     private LockKey(LockLevel level, String farmId, String clientId, String name) {
         this.level = Objects.requireNonNull(level, "level");
@@ -28,12 +27,8 @@ public final class LockKey {
         this.name = Objects.requireNonNull(name, "name");
         if (level == LockLevel.DC) {
             requireId("farmId", farmId);
-            this.storageKey = "DC" + SEPARATOR + farmId + SEPARATOR + clientId + SEPARATOR + name;
-        } else {
-            if (farmId != null) {
-                throw new IllegalArgumentException("an XDC key has no farm id, got '" + farmId + "'");
-            }
-            this.storageKey = "XDC" + SEPARATOR + clientId + SEPARATOR + name;
+        } else if (farmId != null) {
+            throw new IllegalArgumentException("an XDC key has no farm id, got '" + farmId + "'");
         }
     }
 
@@ -110,23 +105,37 @@ public final class LockKey {
         return name;
     }
 
-    /** The collision-free string form: see the class comment. */
+    /**
+     * The collision-free string form: see the class comment. Built on each call, not kept: a held lock's key lives
+     * as long as the lock, and a store that needs the string needs it only for its calls.
+     */
     public String storageKey() {
-        return storageKey;
+        return level == LockLevel.DC
+                ? "DC" + SEPARATOR + farmId + SEPARATOR + clientId + SEPARATOR + name
+                : "XDC" + SEPARATOR + clientId + SEPARATOR + name;
     }
 
+    /** Equal keys have equal storage keys, and the other way round (see the class comment). */
     @Override
     public boolean equals(Object o) {
-        return this == o || (o instanceof LockKey && storageKey.equals(((LockKey) o).storageKey));
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof LockKey)) {
+            return false;
+        }
+        LockKey other = (LockKey) o;
+        return level == other.level && name.equals(other.name) && clientId.equals(other.clientId)
+                && Objects.equals(farmId, other.farmId);
     }
 
     @Override
     public int hashCode() {
-        return storageKey.hashCode();
+        return ((level.hashCode() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode()) * 31 + name.hashCode();
     }
 
     @Override
     public String toString() {
-        return storageKey;
+        return storageKey();
     }
 }

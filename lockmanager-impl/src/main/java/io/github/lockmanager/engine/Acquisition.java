@@ -1,12 +1,10 @@
 package io.github.lockmanager.engine;
 
-import io.github.lockmanager.Lock;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 
 import java.lang.ref.WeakReference;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,8 +12,9 @@ import java.util.concurrent.TimeUnit;
  * it ends (last hold released, lost, reclaimed or shut down) and then is gone (its record released in the store,
  * or known not to be ours, and the entry out of the local table). Between the two, threads of this node still
  * see the key as held here, so a local waiter wakes only when the store will let it in. The local table maps
- * each key to at most one. State changes are short and under this object's monitor; no store I/O ever happens
- * under it.
+ * each key to at most one. State changes are short and under this object's monitor, which waiters for "gone"
+ * also wait on; no store I/O ever happens under it. A held lock costs heap for as long as it is held, so this keeps
+ * no more than it needs: the store's record of the grant (which an in-memory store shares), no latch.
  */
 final class Acquisition {
     private enum State { ACQUIRING, HELD, ENDED }
@@ -23,11 +22,11 @@ final class Acquisition {
     private final LockHandle handle;
     private final WeakReference<Thread> holder;
     private final String holderName;
-    private final CountDownLatch gone = new CountDownLatch(1);
 
     private State state = State.ACQUIRING;
+    private boolean gone;
     private int holds;
-    private Lock lock;
+    private LockRecord granted;
     private boolean lost;
     private boolean abortDelivered;
     /** Engine time of the grant, for how long it has been held. */
@@ -74,7 +73,7 @@ final class Acquisition {
         }
         state = State.HELD;
         holds = 1;
-        lock = record.toLock();
+        granted = record;
         this.grantedAtNanos = grantedAtNanos;
         this.confirmedUntilNanos = confirmedUntilNanos;
     }
@@ -124,12 +123,13 @@ final class Acquisition {
     }
 
     /** The record is released or not ours, and the entry is out of the table: waiters may try again. */
-    void markGone() {
-        gone.countDown();
+    synchronized void markGone() {
+        gone = true;
+        notifyAll();
     }
 
-    boolean isGone() {
-        return gone.getCount() == 0;
+    synchronized boolean isGone() {
+        return gone;
     }
 
     /** {@code true} the first time an abort is delivered, so a holder is interrupted once per acquisition. */
@@ -153,9 +153,9 @@ final class Acquisition {
         return holds;
     }
 
-    /** The lock as the store granted it; {@code null} before the grant. */
-    synchronized Lock lock() {
-        return lock;
+    /** The store's record of the grant; {@code null} before it. */
+    synchronized LockRecord granted() {
+        return granted;
     }
 
     synchronized long grantedAtNanos() {
@@ -175,8 +175,16 @@ final class Acquisition {
         }
     }
 
-    boolean awaitGone(long timeout, TimeUnit unit) throws InterruptedException {
-        return gone.await(timeout, unit);
+    synchronized boolean awaitGone(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!gone) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, remaining);
+        }
+        return true;
     }
 
     @Override

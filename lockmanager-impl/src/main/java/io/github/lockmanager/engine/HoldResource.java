@@ -32,7 +32,7 @@ final class HoldResource implements LockResource {
 
     @Override
     public Lock getLock() {
-        return acquisition.lock();
+        return acquisition.granted().toLock();
     }
 
     @Override
@@ -52,7 +52,7 @@ final class HoldResource implements LockResource {
 
     @Override
     public long getFencingToken() {
-        return acquisition.lock().getFencingToken();
+        return acquisition.granted().fencingToken();
     }
 
     @Override

@@ -365,7 +365,7 @@ final class LockEngine implements LockManager {
                 reason == LockLossReason.NOT_OWNED ? "the store says it is no longer this acquisition's"
                         : "no renewal was confirmed and the lease would end before the next attempt");
         try {
-            settings.lossListener().lockLost(acquisition.lock(), holder, reason);
+            settings.lossListener().lockLost(acquisition.granted().toLock(), holder, reason);
         } catch (RuntimeException e) {
             log.error("Lock loss listener failed for lock {} on node '{}'", acquisition, settings.nodeId(), e);
         }

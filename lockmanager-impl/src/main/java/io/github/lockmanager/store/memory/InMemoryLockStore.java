@@ -32,13 +32,31 @@ public final class InMemoryLockStore implements LockStore {
     private final Map<LockKey, Entry> records = new ConcurrentHashMap<>();
     private final AtomicLong fencingTokens = new AtomicLong();
 
-    private record Entry(LockRecord record, long expiresAtNanos) {
+    /**
+     * A lock: the record made when it was granted, which the granting manager keeps too (renewal and abort change
+     * only the fields here, so a held lock's record exists once in this JVM), and its lease and status.
+     */
+    private record Entry(LockRecord granted, long expiresAtNanos, long expiresAtMillis, boolean aborted) {
         boolean isLive(long nowNanos) {
             return expiresAtNanos - nowNanos > 0;
         }
 
         boolean isLiveAndOwnedBy(LockHandle handle, long nowNanos) {
-            return isLive(nowNanos) && record.handle().equals(handle);
+            return isLive(nowNanos) && granted.handle().equals(handle);
+        }
+
+        /** The record as it is now: the granted one until a renewal or an abort changed it. */
+        LockRecord record() {
+            if (!aborted && expiresAtMillis == granted.expirationTime().toEpochMilli()) {
+                return granted;
+            }
+            return new LockRecord(granted.handle(), granted.nodeId(), granted.threadName(), granted.lockTime(),
+                    Instant.ofEpochMilli(expiresAtMillis), aborted ? LockStatus.ABORT : granted.status(),
+                    granted.fencingToken());
+        }
+
+        Entry renewedUntil(long nanos, long millis) {
+            return new Entry(granted, nanos, millis, aborted);
         }
     }
 
@@ -74,7 +92,7 @@ public final class InMemoryLockStore implements LockStore {
             LockRecord created = new LockRecord(request.handle(), request.nodeId(), request.threadName(), lockTime,
                     lockTime.plus(lease), LockStatus.RUNNING, fencingTokens.incrementAndGet());
             result[0] = AcquireResult.acquired(created);
-            return new Entry(created, now + lease.toNanos());
+            return new Entry(created, now + lease.toNanos(), created.expirationTime().toEpochMilli(), false);
         });
         return result[0];
     }
@@ -89,10 +107,8 @@ public final class InMemoryLockStore implements LockStore {
                 if (!current.isLiveAndOwnedBy(handle, now)) {
                     return current.isLive(now) ? current : null;
                 }
-                LockRecord r = current.record();
-                answer[0] = stateOf(r);
-                return new Entry(new LockRecord(r.handle(), r.nodeId(), r.threadName(), r.lockTime(),
-                        time.now().plus(lease), r.status(), r.fencingToken()), now + lease.toNanos());
+                answer[0] = stateOf(current);
+                return current.renewedUntil(now + lease.toNanos(), time.now().plus(lease).toEpochMilli());
             });
             answers.put(handle, answer[0]);
         }
@@ -106,13 +122,13 @@ public final class InMemoryLockStore implements LockStore {
         for (LockHandle handle : handles) {
             Entry current = records.get(handle.key());
             answers.put(handle, current != null && current.isLiveAndOwnedBy(handle, now)
-                    ? stateOf(current.record()) : HoldState.LOST);
+                    ? stateOf(current) : HoldState.LOST);
         }
         return answers;
     }
 
-    private static HoldState stateOf(LockRecord record) {
-        return record.status() == LockStatus.ABORT ? HoldState.ABORT_REQUESTED : HoldState.HELD;
+    private static HoldState stateOf(Entry entry) {
+        return entry.aborted() ? HoldState.ABORT_REQUESTED : HoldState.HELD;
     }
 
     @Override
@@ -157,9 +173,7 @@ public final class InMemoryLockStore implements LockStore {
                 return null;
             }
             marked[0] = true;
-            LockRecord r = current.record();
-            return new Entry(new LockRecord(r.handle(), r.nodeId(), r.threadName(), r.lockTime(), r.expirationTime(),
-                    LockStatus.ABORT, r.fencingToken()), current.expiresAtNanos());
+            return new Entry(current.granted(), current.expiresAtNanos(), current.expiresAtMillis(), true);
         });
         return marked[0];
     }
