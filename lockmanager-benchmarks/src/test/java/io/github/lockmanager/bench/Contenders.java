@@ -37,9 +37,12 @@ final class Contenders {
     private Contenders() {
     }
 
-    /** Creates the peers' tables as their documentation gives them, when absent. */
+    /** Creates the peers' tables as their documentation gives them, and ours, fresh for each run. */
     static void createTables() throws Exception {
         try (HikariDataSource pool = pool("setup", 1); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            for (String table : new String[]{"INT_LOCK", "shedlock", "bench_peer_locks"}) {
+                s.execute("DROP TABLE IF EXISTS " + table);
+            }
             s.execute("CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL, "
                     + "CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL, CONSTRAINT INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
             s.execute("CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP "

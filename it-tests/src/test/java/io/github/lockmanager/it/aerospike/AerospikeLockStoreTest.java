@@ -5,13 +5,8 @@ import com.aerospike.client.Key;
 import com.aerospike.client.Record;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
-import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
-import io.github.lockmanager.spi.HoldState;
-import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
-import io.github.lockmanager.spi.LockRecord;
-import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.store.aerospike.AerospikeLockStore;
 import io.github.lockmanager.testing.Requests;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,10 +14,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
