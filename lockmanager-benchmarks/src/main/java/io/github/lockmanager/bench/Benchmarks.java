@@ -70,6 +70,7 @@ public final class Benchmarks {
             versions.add(postgres.version());
             new StoreBench(postgres, settings, report).run();
             new StorageBench(postgres.pool(), PostgresSubject.TABLE, settings, report).run();
+            DefaultRenewalBench.run(postgres.name(), postgres.store(), settings.defaultRenewalLocks(), report);
         }
         if (settings.hbase()) {
             try (HBaseSubject hbase = new HBaseSubject()) {
@@ -132,6 +133,9 @@ public final class Benchmarks {
                 + "`ConcurrentHashMap` holding the same keys.\n"
                 + "7. Locks created directly in the store by 8 threads (10,000 on HBase, where creating 100,000 one by one "
                 + "would dominate the run): `getLocks()` against a raw scan of the live records of the same store.\n"
+                + "3b. A node at the default settings (lease 60 s, renewal every 20 s, batches of 200) holding 100,000 locks "
+                + "on PostgreSQL, taken by 8 holder threads: the first full renewal cycle after they were taken, against "
+                + "the renewal interval it must fit in, with the locks lost while held counted.\n"
                 + "8. 100,000 keys, each locked and released once by 8 threads (locking per entity), on a store whose idle "
                 + "record retention is 1 s: the rows of those keys left after one `purgeIdleRecords()` (which a manager "
                 + "runs every `purgeInterval`), against the 100,000 rows a table keeping every key ever locked holds.\n"

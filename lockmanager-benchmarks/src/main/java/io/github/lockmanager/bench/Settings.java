@@ -4,13 +4,14 @@ import java.time.Duration;
 
 /** How big and how long each figure is measured; {@link #smokeRun()} runs everything in seconds. */
 record Settings(boolean smoke, int cycles, int renewSmall, int renewLarge, int listSize, int hbaseListSize,
-                int heapLocks, int handoffRounds, Duration throughputTime, boolean hbase, int storageKeys) {
+                int heapLocks, int handoffRounds, Duration throughputTime, boolean hbase, int storageKeys,
+                int defaultRenewalLocks) {
 
     static Settings fullRun() {
-        return new Settings(false, 2_000, 1_000, 10_000, 100_000, 10_000, 100_000, 10, Duration.ofSeconds(3), true, 100_000);
+        return new Settings(false, 2_000, 1_000, 10_000, 100_000, 10_000, 100_000, 10, Duration.ofSeconds(3), true, 100_000, 100_000);
     }
 
     static Settings smokeRun() {
-        return new Settings(true, 20, 20, 50, 200, 200, 2_000, 2, Duration.ofMillis(300), false, 200);
+        return new Settings(true, 20, 20, 50, 200, 200, 2_000, 2, Duration.ofMillis(300), false, 200, 400);
     }
 }

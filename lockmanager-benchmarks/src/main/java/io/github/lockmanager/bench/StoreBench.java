@@ -144,7 +144,7 @@ final class StoreBench {
      * The renew calls of the first cycle that started after {@code after} and carried all {@code n} locks; the
      * keeper runs a cycle's calls back to back and waits the renewal interval between cycles.
      */
-    private static List<TimedStore.Span> awaitFullCycle(TimedStore timed, long after, int n) throws InterruptedException {
+    static List<TimedStore.Span> awaitFullCycle(TimedStore timed, long after, int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         while (System.nanoTime() < deadline) {
             List<TimedStore.Span> cycle = new ArrayList<>();

@@ -17,13 +17,15 @@ class BenchmarksSmokeTest {
         Report report = Benchmarks.run(Settings.smokeRun(), new ArrayList<>());
         new PeerBench(Settings.smokeRun(), report).run();
         List<String> figures = report.rows().stream().map(r -> r.figure().substring(0, 2)).distinct().toList();
-        assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "3.", "4.", "5.", "6.", "7.", "8.", "9.");
+        assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "3.", "3b", "4.", "5.", "6.", "7.", "8.", "9.");
         assertThat(report.rows()).extracting(Report.Row::store).contains("in-memory", "PostgreSQL");
         assertThat(report.rows()).filteredOn(r -> !r.figure().startsWith("8."))
                 .allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("8.")).singleElement()
                 .satisfies(r -> assertThat(r.ratio()).as("rows left after the purge, per key").isZero());
         assertThat(report.table()).contains("| 3. renewal cycle, 50 locks | PostgreSQL |");
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("3b")).singleElement()
+                .satisfies(r -> assertThat(r.note()).contains("0 locks lost while held"));
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
                 .anyMatch(f -> f.contains("Redisson")).hasSize(9);
