@@ -162,9 +162,11 @@ final class LockEngine implements LockManager {
         }
         long tookNanos = settings.timeSource().nanoTime() - sentAt;
         if (tookNanos >= leaseNanos - settings.lossMargin().toNanos()) {
-            // the watchdog would declare it lost at once: the holder could not do any work under it
-            abandon(mine);
+            // the watchdog would declare it lost at once: the holder could not do any work under it. Released
+            // before it is retired, so that a waiter of this node that wakes finds the key free in the store
+            mine.end();
             releaseInStore(handle, sentAt + leaseNanos);
+            retire(mine);
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "acquiring lock '" + handle.key().name()
                     + "' took " + TimeUnit.NANOSECONDS.toMillis(tookNanos) + " ms, too close to its lease of "
                     + settings.lease().toMillis() + " ms for the holder to rely on it; it was released. The store is "

@@ -219,7 +219,7 @@ public final class JdbcLockStore implements LockStore {
                             + " on " + sql.dialect.name() + ": " + SqlFailures.INSTANCE.describe(e), e);
                 }
             }
-            String problem = sql.dialect.keyColumnProblem(c, table);
+            String problem = keyColumnProblem(sql.dialect, c);
             if (!c.getAutoCommit()) {
                 c.commit();
             }
@@ -231,6 +231,16 @@ public final class JdbcLockStore implements LockStore {
         } catch (SQLException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database to create lock table "
                     + table + ": " + SqlFailures.INSTANCE.describe(e), e);
+        }
+    }
+
+    /** What is wrong with the key column of the existing table; a failed inspection is said as such. */
+    private String keyColumnProblem(SqlDialect dialect, Connection c) throws LockManagerException {
+        try {
+            return dialect.keyColumnProblem(c, table);
+        } catch (SQLException e) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not inspect the key column of lock "
+                    + "table " + table + " on " + dialect.name() + ": " + SqlFailures.INSTANCE.describe(e), e);
         }
     }
 

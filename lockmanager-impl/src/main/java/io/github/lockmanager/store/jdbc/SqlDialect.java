@@ -108,6 +108,16 @@ abstract class SqlDialect {
         return null;
     }
 
+    /** The schema of a {@code [schema.]name} table name, or {@code null}. */
+    private static String schemaOf(String table) {
+        int dot = table.indexOf('.');
+        return dot < 0 ? null : table.substring(0, dot);
+    }
+
+    private static String unqualified(String table) {
+        return table.substring(table.indexOf('.') + 1);
+    }
+
     private static String tooShort(int length) {
         return length < KEY_COLUMN_LENGTH ? "lock_key holds " + length + " characters; keys with their level, farm "
                 + "and client prefix need " + KEY_COLUMN_LENGTH + ", and a longer key would fail" : null;
@@ -235,12 +245,11 @@ abstract class SqlDialect {
 
         @Override
         String keyColumnProblem(Connection c, String table) throws SQLException {
-            int dot = table.indexOf('.');
             try (PreparedStatement column = c.prepareStatement("SELECT CHARACTER_MAXIMUM_LENGTH, CHARACTER_SET_NAME, "
                     + "COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) "
                     + "AND TABLE_NAME = ? AND COLUMN_NAME = 'lock_key'")) {
-                column.setString(1, dot < 0 ? null : table.substring(0, dot));
-                column.setString(2, table.substring(dot + 1));
+                column.setString(1, schemaOf(table));
+                column.setString(2, unqualified(table));
                 try (ResultSet rs = column.executeQuery()) {
                     if (!rs.next()) {
                         return "it has no lock_key column";
@@ -293,12 +302,11 @@ abstract class SqlDialect {
 
         @Override
         String keyColumnProblem(Connection c, String table) throws SQLException {
-            int dot = table.indexOf('.');
             try (PreparedStatement column = c.prepareStatement("SELECT CHARACTER_MAXIMUM_LENGTH FROM "
                     + "INFORMATION_SCHEMA.COLUMNS WHERE UPPER(TABLE_NAME) = UPPER(?) AND UPPER(COLUMN_NAME) = 'LOCK_KEY' "
                     + "AND (? IS NULL OR UPPER(TABLE_SCHEMA) = UPPER(?))")) {
-                String schema = dot < 0 ? null : table.substring(0, dot);
-                column.setString(1, table.substring(dot + 1));
+                String schema = schemaOf(table);
+                column.setString(1, unqualified(table));
                 column.setString(2, schema);
                 column.setString(3, schema);
                 try (ResultSet rs = column.executeQuery()) {
