@@ -19,32 +19,39 @@ public final class LockKey {
     private final String farmId;
     private final String clientId;
     private final String name;
+    /** Cached as {@link String} caches its hash: stores hash a key on every call. 0 until computed. */
+    private int hash;
 
+    /** Takes parts already checked; every public way in checks them first. */
     private LockKey(LockLevel level, String farmId, String clientId, String name) {
-        this.level = Objects.requireNonNull(level, "level");
+        this.level = level;
         this.farmId = farmId;
-        this.clientId = requireId("clientId", clientId);
+        this.clientId = clientId;
         this.name = Objects.requireNonNull(name, "name");
-        if (level == LockLevel.DC) {
-            requireId("farmId", farmId);
-        } else if (farmId != null) {
-            throw new IllegalArgumentException("an XDC key has no farm id, got '" + farmId + "'");
-        }
     }
 
     /** A key of {@link LockLevel#DC}, scoped to {@code farmId}. */
     public static LockKey dc(String farmId, String clientId, String name) {
-        return new LockKey(LockLevel.DC, farmId, clientId, name);
+        return new LockKey(LockLevel.DC, requireId("farmId", farmId), requireId("clientId", clientId), name);
     }
 
     /** A key of {@link LockLevel#XDC}. */
     public static LockKey xdc(String clientId, String name) {
-        return new LockKey(LockLevel.XDC, null, clientId, name);
+        return new LockKey(LockLevel.XDC, null, requireId("clientId", clientId), name);
     }
 
     /** The key at {@code level}; {@code farmId} is used for {@link LockLevel#DC} only. */
     public static LockKey of(LockLevel level, String farmId, String clientId, String name) {
+        Objects.requireNonNull(level, "level");
         return level == LockLevel.DC ? dc(farmId, clientId, name) : xdc(clientId, name);
+    }
+
+    /**
+     * The key of the same level, farm and client with another caller's key. The ids of this key are checked
+     * already, so a lock manager that makes every key of a node from one such key checks them only once.
+     */
+    public LockKey withName(String name) {
+        return new LockKey(level, farmId, clientId, name);
     }
 
     /**
@@ -131,7 +138,13 @@ public final class LockKey {
 
     @Override
     public int hashCode() {
-        return ((level.hashCode() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode()) * 31 + name.hashCode();
+        int h = hash;
+        if (h == 0) {
+            // the level's ordinal, not its identity hash, so a key hashes alike in every JVM
+            h = ((level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode()) * 31 + name.hashCode();
+            hash = h;
+        }
+        return h;
     }
 
     @Override

@@ -104,6 +104,16 @@ public interface LockStore extends AutoCloseable {
         return TimeSource.system();
     }
 
+    /**
+     * {@code true} if every call is a plain operation on this JVM's memory: it never blocks on I/O, never looks at
+     * the caller's interrupt flag, and answers as fast as the JVM runs the calling thread. The manager then skips
+     * what guards a call across a network (setting the caller's interrupt flag aside, timing the answer against
+     * the lease), which costs more than such a call. {@code false} by default, and for any store with a server.
+     */
+    default boolean isInMemory() {
+        return false;
+    }
+
     /** Frees the store's own resources; see each store for what it owns. */
     @Override
     void close();

@@ -35,4 +35,15 @@ class LockKeyTest {
         assertThatThrownBy(() -> LockKey.parse("nonsense")).hasMessageContaining("not a lock storage key");
         assertThatThrownBy(() -> LockKey.parse("DC#f#c")).hasMessageContaining("not a lock storage key");
     }
+
+    @Test
+    void withNameKeepsLevelFarmAndClientAndHashesAsAFreshKey() {
+        LockKey dc = LockKey.dc("farm", "client", "").withName("order-1");
+        LockKey xdc = LockKey.xdc("client", "").withName("order-1");
+        assertThat(dc).isEqualTo(LockKey.dc("farm", "client", "order-1")).hasSameHashCodeAs(LockKey.dc("farm", "client", "order-1"));
+        assertThat(xdc).isEqualTo(LockKey.xdc("client", "order-1")).hasSameHashCodeAs(LockKey.xdc("client", "order-1"));
+        assertThat(dc).isNotEqualTo(xdc);
+        assertThat(dc.storageKey()).isEqualTo("DC#farm#client#order-1");
+        assertThatThrownBy(() -> dc.withName(null)).isInstanceOf(NullPointerException.class).hasMessage("name");
+    }
 }

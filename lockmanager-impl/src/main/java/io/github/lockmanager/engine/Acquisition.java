@@ -4,6 +4,8 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.util.concurrent.TimeUnit;
 
@@ -12,31 +14,48 @@ import java.util.concurrent.TimeUnit;
  * it ends (last hold released, lost, reclaimed or shut down) and then is gone (its record released in the store,
  * or known not to be ours, and the entry out of the local table). Between the two, threads of this node still
  * see the key as held here, so a local waiter wakes only when the store will let it in. The local table maps
- * each key to at most one. State changes are short and under this object's monitor, which waiters for "gone"
- * also wait on; no store I/O ever happens under it. A held lock costs heap for as long as it is held, so this keeps
- * no more than it needs: the store's record of the grant (which an in-memory store shares), no latch.
+ * each key to at most one.
+ *
+ * <p>The hold count and the state share one field changed by compare-and-set, so a re-entry and its unlock cost
+ * one atomic update each and no monitor. The rarer changes (abort delivery, "gone") are under this object's
+ * monitor, which waiters for "gone" also wait on; no store I/O ever happens under it.
+ *
+ * <p>A held lock costs heap for as long as it is held, so this keeps no more than it needs: it is itself the weak
+ * reference to its holder thread (one object instead of two), keeps the store's record of the grant (which an
+ * in-memory store shares), and no latch.
  */
-final class Acquisition {
-    private enum State { ACQUIRING, HELD, ENDED }
+final class Acquisition extends WeakReference<Thread> {
+    private static final int ACQUIRING = 0;
+    private static final int ENDED = -1;
+    private static final VarHandle HOLDS;
+
+    static {
+        try {
+            HOLDS = MethodHandles.lookup().findVarHandle(Acquisition.class, "holds", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final LockHandle handle;
-    private final WeakReference<Thread> holder;
     private final String holderName;
-
-    private State state = State.ACQUIRING;
-    private boolean gone;
-    private int holds;
-    private LockRecord granted;
-    private boolean lost;
+    /** {@link #ACQUIRING}, {@link #ENDED}, or the number of holds of a held acquisition (at least 1). */
+    private volatile int holds = ACQUIRING;
+    private volatile boolean gone;
+    /** Threads in {@link #awaitGone}; {@link #markGone} takes the monitor to wake them only when there are any. */
+    private volatile int goneWaiters;
+    private volatile boolean lost;
     private boolean abortDelivered;
+    /** Written before the grant publishes them by setting {@link #holds}. */
+    private LockRecord granted;
     /** Engine time of the grant, for how long it has been held. */
     private long grantedAtNanos;
     /** Engine time until which the store's lease is known to last. */
     private volatile long confirmedUntilNanos;
 
     Acquisition(LockHandle handle, Thread holder) {
+        super(holder);
         this.handle = handle;
-        this.holder = new WeakReference<>(holder);
         this.holderName = holder.getName();
     }
 
@@ -50,7 +69,7 @@ final class Acquisition {
 
     /** The holding thread, or {@code null} once it has been collected. */
     Thread holder() {
-        return holder.get();
+        return get();
     }
 
     String holderName() {
@@ -58,107 +77,114 @@ final class Acquisition {
     }
 
     boolean isHeldBy(Thread thread) {
-        return holder.get() == thread;
+        return get() == thread;
     }
 
     boolean isHolderAlive() {
-        Thread t = holder.get();
+        Thread t = get();
         return t != null && t.isAlive();
     }
 
     /** The store granted the lock at {@code grantedAtNanos}: one hold, lease known until {@code confirmedUntilNanos}. */
-    synchronized void grant(LockRecord record, long grantedAtNanos, long confirmedUntilNanos) {
-        if (state != State.ACQUIRING) {
-            throw new IllegalStateException("grant of " + this + " in state " + state);
-        }
-        state = State.HELD;
-        holds = 1;
+    void grant(LockRecord record, long grantedAtNanos, long confirmedUntilNanos) {
         granted = record;
         this.grantedAtNanos = grantedAtNanos;
         this.confirmedUntilNanos = confirmedUntilNanos;
+        // only the acquiring thread changes an acquisition that is not yet held, so no compare-and-set; the release
+        // write publishes the fields above to whoever reads the hold count
+        if (holds != ACQUIRING) {
+            throw new IllegalStateException("grant of " + this + " with holds " + holds);
+        }
+        HOLDS.setRelease(this, 1);
     }
 
     /** Adds a re-entrant hold; {@code false} if this acquisition has ended. */
-    synchronized boolean addHold() {
-        if (state != State.HELD) {
-            return false;
-        }
-        holds++;
+    boolean addHold() {
+        int h;
+        do {
+            h = holds;
+            if (h <= 0) {
+                return false;
+            }
+        } while (!HOLDS.compareAndSet(this, h, h + 1));
         return true;
     }
 
     /** Gives back one hold; {@code true} if it was the last and this acquisition has now ended. */
-    synchronized boolean dropHold() {
-        if (state != State.HELD) {
-            return false;
-        }
-        if (--holds > 0) {
-            return false;
-        }
-        endLocked();
-        return true;
+    boolean dropHold() {
+        int h;
+        do {
+            h = holds;
+            if (h <= 0) {
+                return false;
+            }
+        } while (!HOLDS.compareAndSet(this, h, h == 1 ? ENDED : h - 1));
+        return h == 1;
     }
 
     /** Ends this acquisition whatever its holds; {@code true} if this call ended it. */
-    synchronized boolean end() {
-        if (state == State.ENDED) {
-            return false;
-        }
-        endLocked();
-        return true;
+    boolean end() {
+        return (int) HOLDS.getAndSet(this, ENDED) != ENDED;
     }
 
     /** Ends a held acquisition as lost; {@code true} if this call did it. */
-    synchronized boolean loseIfHeld() {
-        if (state != State.HELD) {
-            return false;
-        }
+    boolean loseIfHeld() {
+        int h;
+        do {
+            h = holds;
+            if (h <= 0) {
+                return false;
+            }
+        } while (!HOLDS.compareAndSet(this, h, ENDED));
         lost = true;
-        endLocked();
         return true;
     }
 
-    private void endLocked() {
-        state = State.ENDED;
-    }
-
-    /** The record is released or not ours, and the entry is out of the table: waiters may try again. */
-    synchronized void markGone() {
+    /**
+     * The record is released or not ours, and the entry is out of the table: waiters may try again. A waiter
+     * counts itself before it reads {@link #gone}, and this reads the count after setting it, so either the
+     * waiter sees "gone" or this sees the waiter; most acquisitions end with nobody waiting, and skip the monitor.
+     */
+    void markGone() {
         gone = true;
-        notifyAll();
+        if (goneWaiters > 0) {
+            synchronized (this) {
+                notifyAll();
+            }
+        }
     }
 
-    synchronized boolean isGone() {
+    boolean isGone() {
         return gone;
     }
 
     /** {@code true} the first time an abort is delivered, so a holder is interrupted once per acquisition. */
     synchronized boolean takeAbortDelivery() {
-        if (state != State.HELD || abortDelivered) {
+        if (!isHeld() || abortDelivered) {
             return false;
         }
         abortDelivered = true;
         return true;
     }
 
-    synchronized boolean isHeld() {
-        return state == State.HELD;
+    boolean isHeld() {
+        return holds > 0;
     }
 
-    synchronized boolean isLost() {
+    boolean isLost() {
         return lost;
     }
 
-    synchronized int holds() {
-        return holds;
+    int holds() {
+        return Math.max(holds, 0);
     }
 
     /** The store's record of the grant; {@code null} before it. */
-    synchronized LockRecord granted() {
-        return granted;
+    LockRecord granted() {
+        return holds == ACQUIRING ? null : granted;
     }
 
-    synchronized long grantedAtNanos() {
+    long grantedAtNanos() {
         return grantedAtNanos;
     }
 
@@ -167,24 +193,27 @@ final class Acquisition {
     }
 
     /** Moves the known end of the lease forward, never back: answers may arrive out of order. */
-    void confirmUntil(long nanos) {
-        synchronized (this) {
-            if (nanos - confirmedUntilNanos > 0) {
-                confirmedUntilNanos = nanos;
-            }
+    synchronized void confirmUntil(long nanos) {
+        if (nanos - confirmedUntilNanos > 0) {
+            confirmedUntilNanos = nanos;
         }
     }
 
     synchronized boolean awaitGone(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        while (!gone) {
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
-                return false;
+        goneWaiters++;
+        try {
+            while (!gone) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, remaining);
             }
-            TimeUnit.NANOSECONDS.timedWait(this, remaining);
+            return true;
+        } finally {
+            goneWaiters--;
         }
-        return true;
     }
 
     @Override

@@ -39,17 +39,17 @@ final class LockEngine implements LockManager {
 
     private enum Lifecycle { OPEN, CLOSING, CLOSED }
 
-    private record LocalKey(LockLevel level, String name) {
-    }
-
     private final EngineSettings settings;
     private final LockStore store;
     private final long leaseNanos;
-    /**
-     * This node's acquisitions by (level, caller's key): farm and client are fixed per manager, so the storage key
-     * needs building only for store calls, and a re-entry costs a lookup on the caller's (hash-cached) string.
-     */
-    private final Map<LocalKey, Acquisition> table = new ConcurrentHashMap<>();
+    /** Precomputed: {@link java.time.Duration#dividedBy} makes BigDecimals, too slow for every acquisition. */
+    private final long lossMarginNanos;
+    /** See {@link LockStore#isInMemory()}: no interrupt flag to set aside, no answer to time. */
+    private final boolean inMemoryStore;
+    private final AcquisitionTable table = new AcquisitionTable();
+    /** This manager's farm and client at each level, checked once: {@link #storeKey} only adds the caller's key. */
+    private final LockKey dcKeys;
+    private final LockKey xdcKeys;
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.OPEN);
     /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
     private final String ownerTokenPrefix;
@@ -63,6 +63,10 @@ final class LockEngine implements LockManager {
         this.settings = settings;
         this.store = settings.store();
         this.leaseNanos = settings.lease().toNanos();
+        this.lossMarginNanos = settings.lossMargin().toNanos();
+        this.inMemoryStore = store.isInMemory();
+        this.dcKeys = LockKey.dc(settings.farmId(), settings.clientId(), "");
+        this.xdcKeys = LockKey.xdc(settings.clientId(), "");
         byte[] random = new byte[8];
         new SecureRandom().nextBytes(random);
         this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
@@ -88,18 +92,18 @@ final class LockEngine implements LockManager {
 
     @Override
     public LockResource lock(String key, LockLevel level) throws LockException {
-        LocalKey localKey = localKey(key, level);
+        requireArguments(key, level);
         requireState(Lifecycle.OPEN);
         Thread me = Thread.currentThread();
         boolean leftoverReleased = false;
         while (true) {
-            Acquisition existing = table.get(localKey);
+            Acquisition existing = table.get(level, key);
             if (existing != null) {
                 if (existing.isHeldBy(me) && existing.addHold()) {
                     return new HoldResource(this, existing, false);
                 }
                 if (existing.isGone()) {
-                    table.remove(localKey, existing);
+                    table.remove(existing);
                     continue;
                 }
                 if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
@@ -110,8 +114,8 @@ final class LockEngine implements LockManager {
             }
             // a key already in the table passed this when it was first locked
             KeyValidator.validate(key);
-            Acquisition mine = new Acquisition(new LockHandle(storeKey(localKey), nextOwnerToken()), me);
-            if (table.putIfAbsent(localKey, mine) != null) {
+            Acquisition mine = new Acquisition(new LockHandle(storeKey(level, key), nextOwnerToken()), me);
+            if (table.putIfAbsent(mine) != null) {
                 continue;
             }
             AcquireResult result = acquireFromStore(mine);
@@ -160,8 +164,8 @@ final class LockEngine implements LockManager {
             abandon(mine);
             return result;
         }
-        long tookNanos = settings.timeSource().nanoTime() - sentAt;
-        if (tookNanos >= leaseNanos - settings.lossMargin().toNanos()) {
+        long tookNanos = inMemoryStore ? 0 : settings.timeSource().nanoTime() - sentAt;
+        if (tookNanos >= leaseNanos - lossMarginNanos) {
             // the watchdog would declare it lost at once: the holder could not do any work under it. Released
             // before it is retired, so that a waiter of this node that wakes finds the key free in the store
             mine.end();
@@ -196,7 +200,7 @@ final class LockEngine implements LockManager {
 
     /** Takes an ended acquisition out of the table and wakes whoever waits for it. */
     private void retire(Acquisition acquisition) {
-        table.remove(new LocalKey(acquisition.key().level(), acquisition.key().name()), acquisition);
+        table.remove(acquisition);
         acquisition.markGone();
     }
 
@@ -207,12 +211,10 @@ final class LockEngine implements LockManager {
 
     @Override
     public void unlock(String key, LockLevel level) {
-        LocalKey localKey = localKey(key, level);
-        if (lifecycle.get() == Lifecycle.CLOSED) {
-            throw closedException();
-        }
+        requireArguments(key, level);
+        requireNotClosed();
         Thread me = Thread.currentThread();
-        Acquisition acquisition = table.get(localKey);
+        Acquisition acquisition = table.get(level, key);
         if (acquisition == null) {
             KeyValidator.validate(key);
         }
@@ -262,6 +264,9 @@ final class LockEngine implements LockManager {
      * and carry on (HBase's does both).
      */
     private <T> T withInterruptSetAside(StoreCall<T> call) throws LockManagerException {
+        if (inMemoryStore) {
+            return call.run();
+        }
         Thread me = Thread.currentThread();
         boolean interrupted = Thread.interrupted();
         storeCallers.put(me, Boolean.FALSE);
@@ -287,13 +292,13 @@ final class LockEngine implements LockManager {
 
     @Override
     public boolean isLocked(String key, LockLevel level) throws LockManagerException {
-        LocalKey localKey = validLocalKey(key, level);
+        requireValidArguments(key, level);
         requireNotClosed();
-        Acquisition local = table.get(localKey);
+        Acquisition local = table.get(level, key);
         if (local != null && local.isHeld()) {
             return true;
         }
-        return withInterruptSetAside(() -> store.read(storeKey(localKey))).isPresent();
+        return withInterruptSetAside(() -> store.read(storeKey(level, key))).isPresent();
     }
 
     @Override
@@ -307,7 +312,7 @@ final class LockEngine implements LockManager {
                 continue;
             }
             locks.add(record.toLock());
-            Acquisition local = table.get(new LocalKey(key.level(), key.name()));
+            Acquisition local = table.get(key.level(), key.name());
             if (record.status() == LockStatus.ABORT && local != null
                     && local.handle().equals(record.handle())) {
                 deliverAbort(local);
@@ -323,13 +328,13 @@ final class LockEngine implements LockManager {
 
     @Override
     public void abort(String key, LockLevel level) throws LockManagerException {
-        LocalKey localKey = validLocalKey(key, level);
+        requireValidArguments(key, level);
         requireNotClosed();
-        Acquisition local = table.get(localKey);
+        Acquisition local = table.get(level, key);
         if (local != null) {
             deliverAbort(local);
         }
-        boolean marked = withInterruptSetAside(() -> store.markAbort(storeKey(localKey)));
+        boolean marked = withInterruptSetAside(() -> store.markAbort(storeKey(level, key)));
         log.info("Abort of lock '{}' asked on node '{}': {}", key, settings.nodeId(), local != null && local.isHeld()
                 ? "its holder on this node was interrupted" : marked ? "marked in the store for its holder's node to see"
                 : "it was not locked, nothing to do");
@@ -386,22 +391,16 @@ final class LockEngine implements LockManager {
 
     /** The acquisitions currently held, in no particular order. */
     List<Acquisition> heldAcquisitions() {
-        List<Acquisition> held = new ArrayList<>(table.size());
-        for (Acquisition acquisition : table.values()) {
-            if (acquisition.isHeld()) {
-                held.add(acquisition);
-            }
-        }
-        return held;
+        return table.held();
     }
 
     @Override
     public boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException {
-        LocalKey localKey = validLocalKey(key, level);
+        requireValidArguments(key, level);
         requireNotClosed();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
-            Acquisition local = table.get(localKey);
+            Acquisition local = table.get(level, key);
             if (local == null || local.isGone()) {
                 return true;
             }
@@ -484,27 +483,25 @@ final class LockEngine implements LockManager {
     }
 
     /**
-     * The table key, after the checks that cost nothing; the full {@link KeyValidator} scan is left to the caller
-     * for keys not in the table (a key in it was validated when first locked).
+     * The checks that cost nothing; the full {@link KeyValidator} scan is left to the caller for keys not in the
+     * table (a key in it was validated when first locked).
      */
-    private static LocalKey localKey(String key, LockLevel level) {
+    private static void requireArguments(String key, LockLevel level) {
         if (key == null) {
             throw new IllegalArgumentException("lock key must not be null");
         }
         if (level == null) {
             throw new IllegalArgumentException("lock level must not be null");
         }
-        return new LocalKey(level, key);
     }
 
-    private static LocalKey validLocalKey(String key, LockLevel level) {
-        LocalKey localKey = localKey(key, level);
+    private static void requireValidArguments(String key, LockLevel level) {
+        requireArguments(key, level);
         KeyValidator.validate(key);
-        return localKey;
     }
 
-    private LockKey storeKey(LocalKey localKey) {
-        return LockKey.of(localKey.level(), settings.farmId(), settings.clientId(), localKey.name());
+    private LockKey storeKey(LockLevel level, String key) {
+        return (level == LockLevel.DC ? dcKeys : xdcKeys).withName(key);
     }
 
     private String nextOwnerToken() {

@@ -80,21 +80,18 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) {
         long now = time.nanoTime();
-        AcquireResult[] result = new AcquireResult[1];
-        records.compute(request.key(), (key, current) -> {
+        Entry entry = records.compute(request.key(), (key, current) -> {
             if (current != null && current.isLive(now)) {
-                // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
-                result[0] = current.record().handle().equals(request.handle())
-                        ? AcquireResult.acquired(current.record()) : AcquireResult.heldBy(current.record());
                 return current;
             }
             Instant lockTime = time.now();
             LockRecord created = new LockRecord(request.handle(), request.nodeId(), request.threadName(), lockTime,
                     lockTime.plus(lease), LockStatus.RUNNING, fencingTokens.incrementAndGet());
-            result[0] = AcquireResult.acquired(created);
             return new Entry(created, now + lease.toNanos(), created.expirationTime().toEpochMilli(), false);
         });
-        return result[0];
+        // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
+        LockRecord record = entry.record();
+        return record.handle().equals(request.handle()) ? AcquireResult.acquired(record) : AcquireResult.heldBy(record);
     }
 
     @Override
@@ -133,16 +130,12 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
-        long now = time.nanoTime();
-        boolean[] released = {false};
-        records.computeIfPresent(handle.key(), (key, current) -> {
-            if (current.isLiveAndOwnedBy(handle, now)) {
-                released[0] = true;
-                return null;
-            }
-            return current.isLive(now) ? current : null;
-        });
-        return released[0];
+        Entry current = records.get(handle.key());
+        if (current == null || !current.granted().handle().equals(handle)) {
+            return false;
+        }
+        // removed only if still the entry looked at; an expired one of ours goes too, but was no longer ours
+        return records.remove(handle.key(), current) && current.isLive(time.nanoTime());
     }
 
     @Override
@@ -186,6 +179,11 @@ public final class InMemoryLockStore implements LockStore {
         // ConcurrentHashMap removes an entry here only if it is still the expired one that was tested
         records.entrySet().removeIf(e -> !e.getValue().isLive(now));
         return Math.max(0, before - records.size());
+    }
+
+    @Override
+    public boolean isInMemory() {
+        return true;
     }
 
     @Override
