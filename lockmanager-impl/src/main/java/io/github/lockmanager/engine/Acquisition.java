@@ -1,5 +1,7 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
@@ -7,6 +9,7 @@ import io.github.lockmanager.spi.LockRecord;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * monitor, which waiters for "gone" also wait on; no store I/O ever happens under it.
  *
  * <p>A held lock costs heap for as long as it is held, so this keeps no more than it needs: it is itself the weak
- * reference to its holder thread (one object instead of two), keeps the store's record of the grant (which an
- * in-memory store shares), and no latch.
+ * reference to its holder thread (one object instead of two), keeps of the store's record of the grant only the
+ * numbers it shows (no record, no {@link Instant}s, no strings a database driver made), and no latch.
  */
 final class Acquisition extends WeakReference<Thread> {
     private static final int ACQUIRING = 0;
@@ -46,8 +49,11 @@ final class Acquisition extends WeakReference<Thread> {
     private volatile int goneWaiters;
     private volatile boolean lost;
     private boolean abortDelivered;
-    /** Written before the grant publishes them by setting {@link #holds}. */
-    private LockRecord granted;
+    /** What the store's record of the grant said; written before the grant publishes them by setting {@link #holds}. */
+    private LockStatus grantedStatus;
+    private long fencingToken;
+    private long lockTimeMillis;
+    private long expirationMillis;
     /** Engine time of the grant, for how long it has been held. */
     private long grantedAtNanos;
     /** Engine time until which the store's lease is known to last. */
@@ -87,7 +93,10 @@ final class Acquisition extends WeakReference<Thread> {
 
     /** The store granted the lock at {@code grantedAtNanos}: one hold, lease known until {@code confirmedUntilNanos}. */
     void grant(LockRecord record, long grantedAtNanos, long confirmedUntilNanos) {
-        granted = record;
+        grantedStatus = record.status();
+        fencingToken = record.fencingToken();
+        lockTimeMillis = record.lockTime().toEpochMilli();
+        expirationMillis = record.expirationTime().toEpochMilli();
         this.grantedAtNanos = grantedAtNanos;
         this.confirmedUntilNanos = confirmedUntilNanos;
         // only the acquiring thread changes an acquisition that is not yet held, so no compare-and-set; the release
@@ -179,9 +188,15 @@ final class Acquisition extends WeakReference<Thread> {
         return Math.max(holds, 0);
     }
 
-    /** The store's record of the grant; {@code null} before it. */
-    LockRecord granted() {
-        return holds == ACQUIRING ? null : granted;
+    /** The grant's fencing token; for the holder, or for a thread that saw this acquisition held. */
+    long fencingToken() {
+        return fencingToken;
+    }
+
+    /** The lock as the store granted it to {@code nodeId}; for the holder, or for a thread that saw it held. */
+    Lock grantedLock(String nodeId) {
+        return new Lock(handle.key().name(), handle.key().level(), nodeId, holderName, Instant.ofEpochMilli(lockTimeMillis),
+                Instant.ofEpochMilli(expirationMillis), grantedStatus, fencingToken);
     }
 
     long grantedAtNanos() {

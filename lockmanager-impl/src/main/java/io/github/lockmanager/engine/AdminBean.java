@@ -1,6 +1,5 @@
 package io.github.lockmanager.engine;
 
-import io.github.lockmanager.spi.LockRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,11 +73,10 @@ final class AdminBean implements LockManagerMXBean {
         String[] lines = new String[held.size()];
         for (int i = 0; i < lines.length; i++) {
             Acquisition acquisition = held.get(i);
-            LockRecord granted = acquisition.granted();
             lines[i] = acquisition.key().level() + " '" + acquisition.key().name() + "' held by thread '"
                     + acquisition.holderName() + "', " + acquisition.holds() + " hold(s), for "
                     + Duration.ofNanos(now - acquisition.grantedAtNanos()) + ", fencing token "
-                    + (granted == null ? "?" : granted.fencingToken());
+                    + acquisition.fencingToken();
         }
         return lines;
     }

@@ -44,7 +44,7 @@ final class HoldResource implements LockResource {
 
     @Override
     public Lock getLock() {
-        return acquisition.granted().toLock();
+        return acquisition.grantedLock(engine.getNodeId());
     }
 
     @Override
@@ -64,7 +64,7 @@ final class HoldResource implements LockResource {
 
     @Override
     public long getFencingToken() {
-        return acquisition.granted().fencingToken();
+        return acquisition.fencingToken();
     }
 
     @Override

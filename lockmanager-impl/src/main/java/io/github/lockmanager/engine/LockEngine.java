@@ -95,6 +95,16 @@ final class LockEngine implements LockManager {
         requireArguments(key, level);
         requireState(Lifecycle.OPEN);
         Thread me = Thread.currentThread();
+        // a re-entry: kept small so that it compiles into the caller, which may then never allocate the resource
+        Acquisition mine = table.get(level, key);
+        if (mine != null && mine.isHeldBy(me) && mine.addHold()) {
+            return new HoldResource(this, mine, false);
+        }
+        return lockNew(key, level, me);
+    }
+
+    /** Takes {@code key} for {@code me} from the store, unless the table says who has it or finds it stale. */
+    private LockResource lockNew(String key, LockLevel level, Thread me) throws LockException {
         boolean leftoverReleased = false;
         while (true) {
             Acquisition existing = table.get(level, key);
@@ -372,7 +382,7 @@ final class LockEngine implements LockManager {
                 reason == LockLossReason.NOT_OWNED ? "the store says it is no longer this acquisition's"
                         : "no renewal was confirmed and the lease would end before the next attempt");
         try {
-            settings.lossListener().lockLost(acquisition.granted().toLock(), holder, reason);
+            settings.lossListener().lockLost(acquisition.grantedLock(settings.nodeId()), holder, reason);
         } catch (RuntimeException e) {
             log.error("Lock loss listener failed for lock {} on node '{}'", acquisition, settings.nodeId(), e);
         }

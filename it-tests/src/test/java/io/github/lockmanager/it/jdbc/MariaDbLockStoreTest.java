@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
@@ -51,6 +52,47 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
             } finally {
                 execute("DROP TABLE " + table);
             }
+        }
+    }
+
+    /** MariaDB 10.5+ returns the row from its upsert: no read-back, and a refusal names the holder from it. */
+    @Test
+    void anAcquireIsOneStatementWhetherItTakesTheKeyOrIsRefused() throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(Database.MARIADB.url());
+        config.setUsername(Database.MARIADB.user());
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource one = new HikariDataSource(config)) {
+            JdbcLockStore store = JdbcLockStore.builder(one).tableName("lockmanager_store").build();
+            store.initialize();
+            LockKey key = LockKey.xdc("store-test", "one-statement-" + UUID.randomUUID());
+            LockHandle first = new LockHandle(key, "first");
+            long before = statementsOf(one);
+            assertThat(store.acquire(new LockRequest(first, "node-a", "thread-a"), Duration.ofSeconds(30)).isAcquired())
+                    .isTrue();
+            long afterTaking = statementsOf(one);
+            AcquireResult refused = store.acquire(new LockRequest(new LockHandle(key, "second"), "node-b", "thread-b"),
+                    Duration.ofSeconds(30));
+            long afterRefusal = statementsOf(one);
+            assertThat(refused.isAcquired()).isFalse();
+            assertThat(refused.record()).satisfies(holder -> {
+                assertThat(holder.handle()).isEqualTo(first);
+                assertThat(holder.nodeId()).isEqualTo("node-a");
+                assertThat(holder.threadName()).isEqualTo("thread-a");
+            });
+            // each reading counts itself too
+            assertThat(afterTaking - before - 1).as("statements to take a free key").isEqualTo(1);
+            assertThat(afterRefusal - afterTaking - 1).as("statements to be refused, holder named").isEqualTo(1);
+            store.release(first);
+        }
+    }
+
+    /** The statements the server ran for the one connection of {@code pool}, by its own count. */
+    private static long statementsOf(HikariDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SHOW SESSION STATUS LIKE 'Questions'")) {
+            rs.next();
+            return rs.getLong(2);
         }
     }
 

@@ -46,14 +46,16 @@ import java.util.regex.Pattern;
  * ms of the database clock). A released row is kept as free, and deleted by {@link #purgeIdleRecords()} once it
  * has been idle for the {@linkplain Builder#idleRecordRetention retention}: the table holds the keys in use.
  *
- * <p>Round trips: acquire 1 on PostgreSQL, 2 elsewhere (the atomic statement, then a read of the row); renew 1
+ * <p>Round trips: acquire 1 on PostgreSQL and MariaDB 10.5+ (whose upsert returns the row; a refusal on PostgreSQL
+ * reads the holder's row too), 2 on MySQL and H2 (the atomic statement, then a read of the row); renew 1
  * on PostgreSQL, 2 elsewhere in one transaction (update, then read which rows were renewed), per batch; check,
  * release, abort, isLocked 1; getLocks 1. Every call takes a connection from the data source and returns it;
  * no transaction is left open.
  *
  * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}
- * once it holds a connection: each statement runs with the remaining time as its query timeout and as the
- * connection's network timeout, so a network that drops packets cannot block a caller for longer. Waiting for a
+ * once it holds a connection: each statement runs with the remaining time as the connection's network timeout, so
+ * a network that drops packets cannot block a caller for longer, and statements over many rows (renew, check,
+ * list, purge) also as their query timeout, which the server enforces without breaking the connection. Waiting for a
  * connection is the pool's business: keep the pool's connection timeout (HikariCP {@code connectionTimeout},
  * the driver's {@code connectTimeout}/{@code loginTimeout}) under the operation timeout. A connection the server
  * dropped (restart, {@code pg_terminate_backend}, a killed MariaDB thread) is retried at once on the next one,
@@ -261,14 +263,18 @@ public final class JdbcLockStore implements LockStore {
         }
         String product;
         String version;
+        int major;
+        int minor;
         try (Connection c = dataSource.getConnection()) {
             product = c.getMetaData().getDatabaseProductName();
             version = c.getMetaData().getDatabaseProductVersion();
+            major = c.getMetaData().getDatabaseMajorVersion();
+            minor = c.getMetaData().getDatabaseMinorVersion();
         } catch (SQLException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database of lock table "
                     + table + ": " + SqlFailures.INSTANCE.describe(e), e);
         }
-        SqlDialect dialect = SqlDialect.of(product);
+        SqlDialect dialect = SqlDialect.of(product, major, minor);
         if (dialect == null) {
             throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "the JDBC lock store does not support "
                     + product + " " + version + "; supported are PostgreSQL, MariaDB, MySQL 8 and H2");
@@ -284,7 +290,7 @@ public final class JdbcLockStore implements LockStore {
         LockHandle handle = request.handle();
         return call("acquire lock '" + handle.key().name() + "'", (c, timeout) -> {
             Optional<LockRecord> taken = Optional.empty();
-            try (PreparedStatement acquire = prepare(c, sql.acquire, timeout)) {
+            try (PreparedStatement acquire = c.prepareStatement(sql.acquire)) {
                 acquire.setString(1, handle.key().storageKey());
                 acquire.setString(2, handle.ownerToken());
                 acquire.setString(3, request.nodeId());
@@ -292,7 +298,7 @@ public final class JdbcLockStore implements LockStore {
                 acquire.setLong(5, lease.toMillis());
                 if (sql.dialect.acquireReturnsRow()) {
                     try (ResultSet rs = acquire.executeQuery()) {
-                        taken = rs.next() ? Optional.of(toRecord(rs)) : Optional.empty();
+                        taken = rs.next() ? Optional.of(toRecord(rs, handle.key())) : Optional.empty();
                     }
                 } else {
                     acquire.executeUpdate();
@@ -304,10 +310,11 @@ public final class JdbcLockStore implements LockStore {
                 }
             }
             if (taken.isPresent()) {
-                return AcquireResult.acquired(taken.get());
+                LockRecord row = taken.get();
+                return row.handle().equals(handle) ? AcquireResult.acquired(row) : AcquireResult.heldBy(row);
             }
             // name the holder: possibly this very acquisition, when an earlier attempt applied after all
-            Optional<LockRecord> current = queryOne(c, sql.readLive, handle.key().storageKey(), timeout);
+            Optional<LockRecord> current = queryOne(c, sql.readLive, handle.key());
             if (current.isPresent() && current.get().handle().equals(handle)) {
                 return AcquireResult.acquired(current.get());
             }
@@ -363,7 +370,7 @@ public final class JdbcLockStore implements LockStore {
     public boolean release(LockHandle handle) throws LockManagerException {
         Statements sql = statements();
         return call("release lock '" + handle.key().name() + "'", (c, timeout) -> {
-            try (PreparedStatement release = prepare(c, sql.release, timeout)) {
+            try (PreparedStatement release = c.prepareStatement(sql.release)) {
                 release.setString(1, handle.key().storageKey());
                 release.setString(2, handle.ownerToken());
                 return release.executeUpdate() == 1;
@@ -374,7 +381,7 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public Optional<LockRecord> read(LockKey key) throws LockManagerException {
         Statements sql = statements();
-        return call("read lock '" + key.name() + "'", (c, timeout) -> queryOne(c, sql.readLive, key.storageKey(), timeout));
+        return call("read lock '" + key.name() + "'", (c, timeout) -> queryOne(c, sql.readLive, key));
     }
 
     @Override
@@ -384,7 +391,7 @@ public final class JdbcLockStore implements LockStore {
             try (PreparedStatement list = prepare(c, sql.listLive, timeout); ResultSet rs = list.executeQuery()) {
                 List<LockRecord> records = new ArrayList<>();
                 while (rs.next()) {
-                    records.add(toRecord(rs));
+                    records.add(toRecord(rs, null));
                 }
                 return records;
             }
@@ -395,7 +402,7 @@ public final class JdbcLockStore implements LockStore {
     public boolean markAbort(LockKey key) throws LockManagerException {
         Statements sql = statements();
         return call("abort lock '" + key.name() + "'", (c, timeout) -> {
-            try (PreparedStatement abort = prepare(c, sql.abort, timeout)) {
+            try (PreparedStatement abort = c.prepareStatement(sql.abort)) {
                 abort.setString(1, key.storageKey());
                 return abort.executeUpdate() == 1;
             }
@@ -425,6 +432,12 @@ public final class JdbcLockStore implements LockStore {
         return "JdbcLockStore[" + table + (sql == null ? "" : " on " + sql.dialect.name()) + "]";
     }
 
+    /**
+     * A statement over many rows, with the remaining time as its query timeout as well, so that the server cancels
+     * it and the connection stays usable. Statements on one key's row go without: they are bounded by the network
+     * timeout alone, because the driver implements a query timeout (PostgreSQL's) with a task on its timer thread
+     * per statement, which cost about a tenth of an uncontended lock+unlock when measured.
+     */
     private static PreparedStatement prepare(Connection c, String statement, long timeoutMillis) throws SQLException {
         PreparedStatement prepared = c.prepareStatement(statement);
         prepared.setQueryTimeout(timeoutSeconds(timeoutMillis));
@@ -435,12 +448,11 @@ public final class JdbcLockStore implements LockStore {
         return (int) Math.max(1, (millis + 999) / 1000);
     }
 
-    private static Optional<LockRecord> queryOne(Connection c, String statement, String storageKey, long timeout)
-            throws SQLException {
-        try (PreparedStatement read = prepare(c, statement, timeout)) {
-            read.setString(1, storageKey);
+    private static Optional<LockRecord> queryOne(Connection c, String statement, LockKey key) throws SQLException {
+        try (PreparedStatement read = c.prepareStatement(statement)) {
+            read.setString(1, key.storageKey());
             try (ResultSet rs = read.executeQuery()) {
-                return rs.next() ? Optional.of(toRecord(rs)) : Optional.empty();
+                return rs.next() ? Optional.of(toRecord(rs, key)) : Optional.empty();
             }
         }
     }
@@ -486,12 +498,14 @@ public final class JdbcLockStore implements LockStore {
         return answers;
     }
 
-    private static LockRecord toRecord(ResultSet rs) throws SQLException {
-        LockKey key = LockKey.parse(rs.getString("lock_key"));
-        return new LockRecord(new LockHandle(key, rs.getString("owner_token")), rs.getString("node_id"),
-                rs.getString("thread_name"), Instant.ofEpochMilli(rs.getLong("lock_time")),
-                Instant.ofEpochMilli(rs.getLong("expires_at")), LockStatus.valueOf(rs.getString("status")),
-                rs.getLong("fencing_token"));
+    /**
+     * The record in a row of {@link SqlDialect#COLUMNS}, read by position; {@code key} is the row's key when the
+     * caller knows it (then the stored form is not parsed again), else {@code null}.
+     */
+    private static LockRecord toRecord(ResultSet rs, LockKey key) throws SQLException {
+        return new LockRecord(new LockHandle(key != null ? key : LockKey.parse(rs.getString(1)), rs.getString(2)),
+                rs.getString(3), rs.getString(4), Instant.ofEpochMilli(rs.getLong(6)), Instant.ofEpochMilli(rs.getLong(7)),
+                LockStatus.valueOf(rs.getString(5)), rs.getLong(8));
     }
 
     private static int paddedSize(int n) {

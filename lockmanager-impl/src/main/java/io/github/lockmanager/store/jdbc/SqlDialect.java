@@ -24,6 +24,7 @@ import java.util.regex.Matcher;
  * acquisitions of one key fit in a millisecond (see {@link JdbcLockStore.Builder#idleRecordRetention}).
  */
 abstract class SqlDialect {
+    /** A record's columns, in the order {@code JdbcLockStore} reads them by position. */
     static final String COLUMNS = "lock_key, owner_token, node_id, thread_name, status, lock_time, expires_at, "
             + "fencing_token";
     /** The table name in the shipped DDL files. */
@@ -47,7 +48,10 @@ abstract class SqlDialect {
      */
     abstract String keyColumnProblem(Connection c, String table) throws SQLException;
 
-    /** Whether {@link #acquire} returns the row it took (else a read of the row follows). */
+    /**
+     * Whether {@link #acquire} returns a row: at least the row it took, if it took one (else a read of the row
+     * follows); a row of another owner, if returned, is the live holder's.
+     */
     boolean acquireReturnsRow() {
         return false;
     }
@@ -90,17 +94,21 @@ abstract class SqlDialect {
                 + "expires_at <= " + now() + ")";
     }
 
-    /** The dialect of a database, by the product name its driver reports; {@code null} if not supported. */
-    static SqlDialect of(String productName) {
+    /**
+     * The dialect of a database, by the product name and version its driver reports; {@code null} if not
+     * supported.
+     */
+    static SqlDialect of(String productName, int majorVersion, int minorVersion) {
         String product = productName == null ? "" : productName.toLowerCase(Locale.ROOT);
         if (product.contains("postgresql")) {
             return new Postgres();
         }
         if (product.contains("mariadb")) {
-            return new MySql("MariaDB", "mariadb.sql");
+            boolean returning = majorVersion > 10 || (majorVersion == 10 && minorVersion >= 5);
+            return new MySql("MariaDB", "mariadb.sql", returning);
         }
         if (product.contains("mysql")) {
-            return new MySql("MySQL", "mysql.sql");
+            return new MySql("MySQL", "mysql.sql", false);
         }
         if (product.equals("h2")) {
             return new H2();
@@ -200,10 +208,18 @@ abstract class SqlDialect {
     private static final class MySql extends SqlDialect {
         private final String name;
         private final String ddlFile;
+        /** MariaDB 10.5 and later: the upsert returns the row as it left it (ours, or the holder's). */
+        private final boolean returning;
 
-        MySql(String name, String ddlFile) {
+        MySql(String name, String ddlFile, boolean returning) {
             this.name = name;
             this.ddlFile = ddlFile;
+            this.returning = returning;
+        }
+
+        @Override
+        boolean acquireReturnsRow() {
+            return returning;
         }
 
         @Override
@@ -240,7 +256,8 @@ abstract class SqlDialect {
                     + "last_modified = IF(" + free + ", VALUES(last_modified), last_modified), "
                     + "lock_time = IF(" + free + ", VALUES(lock_time), lock_time), "
                     + "owner_token = IF(" + free + ", VALUES(owner_token), owner_token), "
-                    + "expires_at = IF(owner_token = VALUES(owner_token), VALUES(expires_at), expires_at)";
+                    + "expires_at = IF(owner_token = VALUES(owner_token), VALUES(expires_at), expires_at)"
+                    + (returning ? " RETURNING " + COLUMNS : "");
         }
 
         @Override

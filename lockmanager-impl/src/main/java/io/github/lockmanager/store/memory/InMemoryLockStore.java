@@ -33,30 +33,30 @@ public final class InMemoryLockStore implements LockStore {
     private final AtomicLong fencingTokens = new AtomicLong();
 
     /**
-     * A lock: the record made when it was granted, which the granting manager keeps too (renewal and abort change
-     * only the fields here, so a held lock's record exists once in this JVM), and its lease and status.
+     * A lock, as compact as it can be kept (a held lock costs heap for as long as it is held): the
+     * {@link LockRecord} a caller sees is made from it on demand.
      */
-    private record Entry(LockRecord granted, long expiresAtNanos, long expiresAtMillis, boolean aborted) {
+    private record Entry(LockHandle handle, String nodeId, String threadName, long lockTimeMillis,
+                         long expiresAtNanos, long expiresAtMillis, long fencingToken, boolean aborted) {
         boolean isLive(long nowNanos) {
             return expiresAtNanos - nowNanos > 0;
         }
 
         boolean isLiveAndOwnedBy(LockHandle handle, long nowNanos) {
-            return isLive(nowNanos) && granted.handle().equals(handle);
+            return isLive(nowNanos) && this.handle.equals(handle);
         }
 
-        /** The record as it is now: the granted one until a renewal or an abort changed it. */
         LockRecord record() {
-            if (!aborted && expiresAtMillis == granted.expirationTime().toEpochMilli()) {
-                return granted;
-            }
-            return new LockRecord(granted.handle(), granted.nodeId(), granted.threadName(), granted.lockTime(),
-                    Instant.ofEpochMilli(expiresAtMillis), aborted ? LockStatus.ABORT : granted.status(),
-                    granted.fencingToken());
+            return new LockRecord(handle, nodeId, threadName, Instant.ofEpochMilli(lockTimeMillis),
+                    Instant.ofEpochMilli(expiresAtMillis), aborted ? LockStatus.ABORT : LockStatus.RUNNING, fencingToken);
         }
 
         Entry renewedUntil(long nanos, long millis) {
-            return new Entry(granted, nanos, millis, aborted);
+            return new Entry(handle, nodeId, threadName, lockTimeMillis, nanos, millis, fencingToken, aborted);
+        }
+
+        Entry abortMarked() {
+            return new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos, expiresAtMillis, fencingToken, true);
         }
     }
 
@@ -84,14 +84,13 @@ public final class InMemoryLockStore implements LockStore {
             if (current != null && current.isLive(now)) {
                 return current;
             }
-            Instant lockTime = time.now();
-            LockRecord created = new LockRecord(request.handle(), request.nodeId(), request.threadName(), lockTime,
-                    lockTime.plus(lease), LockStatus.RUNNING, fencingTokens.incrementAndGet());
-            return new Entry(created, now + lease.toNanos(), created.expirationTime().toEpochMilli(), false);
+            long lockTime = time.now().toEpochMilli();
+            return new Entry(request.handle(), request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
+                    lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false);
         });
         // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
         LockRecord record = entry.record();
-        return record.handle().equals(request.handle()) ? AcquireResult.acquired(record) : AcquireResult.heldBy(record);
+        return entry.handle().equals(request.handle()) ? AcquireResult.acquired(record) : AcquireResult.heldBy(record);
     }
 
     @Override
@@ -131,7 +130,7 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public boolean release(LockHandle handle) {
         Entry current = records.get(handle.key());
-        if (current == null || !current.granted().handle().equals(handle)) {
+        if (current == null || !current.handle().equals(handle)) {
             return false;
         }
         // removed only if still the entry looked at; an expired one of ours goes too, but was no longer ours
@@ -166,7 +165,7 @@ public final class InMemoryLockStore implements LockStore {
                 return null;
             }
             marked[0] = true;
-            return new Entry(current.granted(), current.expiresAtNanos(), current.expiresAtMillis(), true);
+            return current.abortMarked();
         });
         return marked[0];
     }
