@@ -66,11 +66,15 @@ public final class Benchmarks {
         try (InMemorySubject memory = new InMemorySubject()) {
             new StoreBench(memory, settings, report).run();
         }
-        try (PostgresSubject postgres = new PostgresSubject()) {
+        try (JdbcSubject postgres = JdbcSubject.postgres()) {
             versions.add(postgres.version());
             new StoreBench(postgres, settings, report).run();
-            new StorageBench(postgres.pool(), PostgresSubject.TABLE, settings, report).run();
+            new StorageBench(postgres.pool(), JdbcSubject.TABLE, settings, report).run();
             DefaultRenewalBench.run(postgres.name(), postgres.store(), settings.defaultRenewalLocks(), report);
+        }
+        try (JdbcSubject mariadb = JdbcSubject.mariadb()) {
+            versions.add(mariadb.version());
+            new StoreBench(mariadb, settings, report).run();
         }
         if (settings.hbase()) {
             try (HBaseSubject hbase = new HBaseSubject()) {

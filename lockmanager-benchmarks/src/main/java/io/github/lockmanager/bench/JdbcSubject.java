@@ -14,19 +14,27 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The local PostgreSQL ({@code -Dbench.postgres.url}, default {@code jdbc:postgresql://127.0.0.1:5432/test}). The
- * raw baseline is the minimal pair of conditional statements on a two-column table, one pooled connection per
- * statement as the store takes it.
+ * A local database of the JDBC store: PostgreSQL ({@code -Dbench.postgres.url}, default
+ * {@code jdbc:postgresql://127.0.0.1:5432/test}) or MariaDB ({@code -Dbench.mariadb.url}, default
+ * {@code jdbc:mariadb://127.0.0.1:3306/test}). The raw baseline is the minimal pair of conditional statements on a
+ * two-column table, one pooled connection per statement as the store takes it.
  */
-final class PostgresSubject implements Subject {
+final class JdbcSubject implements Subject {
     static final String TABLE = "bench_locks";
+    private final String name;
+    private final String take;
+    private final String takeDescription;
     private final HikariDataSource pool;
     private final JdbcLockStore store;
 
-    PostgresSubject() throws SQLException, LockManagerException {
+    private JdbcSubject(String name, String url, String user, String take, String takeDescription)
+            throws SQLException, LockManagerException {
+        this.name = name;
+        this.take = take;
+        this.takeDescription = takeDescription;
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(System.getProperty("bench.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"));
-        config.setUsername(System.getProperty("bench.postgres.user", "postgres"));
+        config.setJdbcUrl(url);
+        config.setUsername(user);
         config.setMaximumPoolSize(10);
         pool = new HikariDataSource(config);
         // fresh tables each run: the dead rows an earlier run left (figure 8 deletes 100,000) would slow ours only
@@ -39,6 +47,20 @@ final class PostgresSubject implements Subject {
         store.initialize();
     }
 
+    static JdbcSubject postgres() throws SQLException, LockManagerException {
+        return new JdbcSubject("PostgreSQL", System.getProperty("bench.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"),
+                System.getProperty("bench.postgres.user", "postgres"),
+                "INSERT INTO bench_raw (k, owner) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET owner = EXCLUDED.owner "
+                        + "WHERE bench_raw.owner IS NULL", "INSERT … ON CONFLICT DO UPDATE … WHERE free");
+    }
+
+    static JdbcSubject mariadb() throws SQLException, LockManagerException {
+        return new JdbcSubject("MariaDB", System.getProperty("bench.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test"),
+                System.getProperty("bench.mariadb.user", "root"),
+                "INSERT INTO bench_raw (k, owner) VALUES (?, ?) ON DUPLICATE KEY UPDATE owner = IF(owner IS NULL, "
+                        + "VALUES(owner), owner)", "INSERT … ON DUPLICATE KEY UPDATE owner = IF(free, …)");
+    }
+
     String version() throws SQLException {
         try (Connection c = pool.getConnection()) {
             return c.getMetaData().getDatabaseProductName() + " " + c.getMetaData().getDatabaseProductVersion();
@@ -47,7 +69,7 @@ final class PostgresSubject implements Subject {
 
     @Override
     public String name() {
-        return "PostgreSQL";
+        return name;
     }
 
     @Override
@@ -57,17 +79,15 @@ final class PostgresSubject implements Subject {
 
     @Override
     public String rawCycleDescription() {
-        return "INSERT … ON CONFLICT DO UPDATE … WHERE free + UPDATE … WHERE owner";
+        return takeDescription + " + UPDATE … WHERE owner";
     }
 
     @Override
     public void rawCycle(String key, String owner) throws SQLException {
-        try (Connection c = pool.getConnection(); PreparedStatement take = c.prepareStatement(
-                "INSERT INTO bench_raw (k, owner) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET owner = EXCLUDED.owner "
-                        + "WHERE bench_raw.owner IS NULL")) {
-            take.setString(1, key);
-            take.setString(2, owner);
-            take.executeUpdate();
+        try (Connection c = pool.getConnection(); PreparedStatement statement = c.prepareStatement(take)) {
+            statement.setString(1, key);
+            statement.setString(2, owner);
+            statement.executeUpdate();
         }
         try (Connection c = pool.getConnection(); PreparedStatement free = c.prepareStatement(
                 "UPDATE bench_raw SET owner = NULL WHERE k = ? AND owner = ?")) {
