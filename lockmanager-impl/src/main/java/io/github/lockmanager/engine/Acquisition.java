@@ -11,6 +11,7 @@ import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 
 /**
  * One acquisition of one key by one thread of this node, from the store call that asks for it to the moment
@@ -109,26 +110,12 @@ final class Acquisition extends WeakReference<Thread> {
 
     /** Adds a re-entrant hold; {@code false} if this acquisition has ended. */
     boolean addHold() {
-        int h;
-        do {
-            h = holds;
-            if (h <= 0) {
-                return false;
-            }
-        } while (!HOLDS.compareAndSet(this, h, h + 1));
-        return true;
+        return updateHeld(h -> h + 1) > 0;
     }
 
     /** Gives back one hold; {@code true} if it was the last and this acquisition has now ended. */
     boolean dropHold() {
-        int h;
-        do {
-            h = holds;
-            if (h <= 0) {
-                return false;
-            }
-        } while (!HOLDS.compareAndSet(this, h, h == 1 ? ENDED : h - 1));
-        return h == 1;
+        return updateHeld(h -> h == 1 ? ENDED : h - 1) == 1;
     }
 
     /** Ends this acquisition whatever its holds; {@code true} if this call ended it. */
@@ -138,15 +125,23 @@ final class Acquisition extends WeakReference<Thread> {
 
     /** Ends a held acquisition as lost; {@code true} if this call did it. */
     boolean loseIfHeld() {
+        if (updateHeld(h -> ENDED) == 0) {
+            return false;
+        }
+        lost = true;
+        return true;
+    }
+
+    /** Moves the hold count of a held acquisition to {@code next} of it; the count it had, or 0 if not held. */
+    private int updateHeld(IntUnaryOperator next) {
         int h;
         do {
             h = holds;
             if (h <= 0) {
-                return false;
+                return 0;
             }
-        } while (!HOLDS.compareAndSet(this, h, ENDED));
-        lost = true;
-        return true;
+        } while (!HOLDS.compareAndSet(this, h, next.applyAsInt(h)));
+        return h;
     }
 
     /**
