@@ -6,12 +6,103 @@ import java.util.Objects;
  * One acquisition of a lock: its key and the owner token that acquisition wrote. Every store write that
  * changes or removes a record is conditional on the owner token, so a handle can only ever touch the record
  * its own acquisition created.
+ *
+ * <p>A lock manager makes its handles with {@link #of(LockKey, String, long)}: the token is a prefix shared by all
+ * of the manager's acquisitions and a serial number, kept as such and put together by {@link #ownerToken()} when a
+ * store needs the text, so that a held lock does not keep a string of its own. A handle read from a store is made
+ * with the constructor. Two handles are equal when their keys and owner tokens are, however they were made.
  */
-public record LockHandle(LockKey key, String ownerToken) {
-    public LockHandle {
-        Objects.requireNonNull(key, "key");
-        if (ownerToken == null || ownerToken.isEmpty()) {
+public final class LockHandle {
+    private final LockKey key;
+    /** The token as given, or {@code null} when it is {@link #ownerPrefix} followed by {@link #ownerSerial}. */
+    private final String ownerToken;
+    private final String ownerPrefix;
+    private final long ownerSerial;
+
+    /**
+     * @throws NullPointerException     if {@code key} is null
+     * @throws IllegalArgumentException if {@code ownerToken} is null or empty
+     */
+    public LockHandle(LockKey key, String ownerToken) {
+        this(key, requireToken(ownerToken), null, 0);
+    }
+
+    private LockHandle(LockKey key, String ownerToken, String ownerPrefix, long ownerSerial) {
+        this.key = Objects.requireNonNull(key, "key");
+        this.ownerToken = ownerToken;
+        this.ownerPrefix = ownerPrefix;
+        this.ownerSerial = ownerSerial;
+    }
+
+    /**
+     * The handle whose owner token is {@code ownerPrefix} followed by the decimal {@code ownerSerial}.
+     *
+     * @throws IllegalArgumentException if {@code ownerPrefix} is null or empty, or {@code ownerSerial} is negative
+     */
+    public static LockHandle of(LockKey key, String ownerPrefix, long ownerSerial) {
+        if (ownerSerial < 0) {
+            throw new IllegalArgumentException("ownerSerial must not be negative, was " + ownerSerial);
+        }
+        return new LockHandle(key, null, requireToken(ownerPrefix), ownerSerial);
+    }
+
+    private static String requireToken(String token) {
+        if (token == null || token.isEmpty()) {
             throw new IllegalArgumentException("ownerToken must not be null or empty");
         }
+        return token;
+    }
+
+    public LockKey key() {
+        return key;
+    }
+
+    /** The owner token; for a handle made by {@link #of}, a new string on each call. */
+    public String ownerToken() {
+        return ownerToken != null ? ownerToken : ownerPrefix + ownerSerial;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof LockHandle)) {
+            return false;
+        }
+        LockHandle other = (LockHandle) o;
+        if (!key.equals(other.key)) {
+            return false;
+        }
+        if (ownerToken == null && other.ownerToken == null && ownerPrefix.equals(other.ownerPrefix)) {
+            // one prefix: the decimal serials are equal exactly when the tokens are
+            return ownerSerial == other.ownerSerial;
+        }
+        return ownerToken().equals(other.ownerToken());
+    }
+
+    /** Equal to the hash of a handle made from the same key and token by the constructor. */
+    @Override
+    public int hashCode() {
+        return 31 * key.hashCode() + (ownerToken != null ? ownerToken.hashCode() : serialTokenHash());
+    }
+
+    /** {@code ownerToken().hashCode()} without building the string. */
+    private int serialTokenHash() {
+        int h = ownerPrefix.hashCode();
+        long scale = 1;
+        while (scale <= ownerSerial / 10) {
+            scale *= 10;
+        }
+        for (long rest = ownerSerial; scale > 0; scale /= 10) {
+            h = 31 * h + (char) ('0' + rest / scale);
+            rest %= scale;
+        }
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        return "LockHandle[key=" + key + ", ownerToken=" + ownerToken() + "]";
     }
 }

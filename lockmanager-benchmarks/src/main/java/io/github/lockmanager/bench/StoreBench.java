@@ -67,13 +67,15 @@ final class StoreBench {
             // keys and owners built once: the loops measure lock cycles, not string building
             String rawKey = "cycle-" + run;
             String rawOwner = "raw-owner-" + run;
-            for (int i = 0; i < n; i++) {
+            // warm-up as long as the measurement, so that both sides run compiled code when timed
+            int warmUp = settings.cycles();
+            for (int i = 0; i < warmUp; i++) {
                 manager.lock("cycle").close();
                 subject.rawCycle(rawKey, rawOwner);
             }
             boolean peer = subject.peerCycleDescription() != null;
             if (peer) {
-                for (int i = 0; i < n; i++) {
+                for (int i = 0; i < warmUp; i++) {
                     subject.peerCycle(rawKey, rawOwner);
                 }
             }

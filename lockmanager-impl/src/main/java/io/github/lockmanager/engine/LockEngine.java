@@ -124,7 +124,8 @@ final class LockEngine implements LockManager {
             }
             // a key already in the table passed this when it was first locked
             KeyValidator.validate(key);
-            Acquisition mine = new Acquisition(new LockHandle(storeKey(level, key), nextOwnerToken()), me);
+            Acquisition mine = new Acquisition(
+                    LockHandle.of(storeKey(level, key), ownerTokenPrefix, ownerTokenCounter.incrementAndGet()), me);
             if (table.putIfAbsent(mine) != null) {
                 continue;
             }
@@ -512,10 +513,6 @@ final class LockEngine implements LockManager {
 
     private LockKey storeKey(LockLevel level, String key) {
         return (level == LockLevel.DC ? dcKeys : xdcKeys).withName(key);
-    }
-
-    private String nextOwnerToken() {
-        return ownerTokenPrefix + ownerTokenCounter.incrementAndGet();
     }
 
     private void requireState(Lifecycle required) {
