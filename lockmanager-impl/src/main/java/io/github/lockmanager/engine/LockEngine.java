@@ -95,7 +95,7 @@ final class LockEngine implements LockManager {
         requireArguments(key, level);
         requireState(Lifecycle.OPEN);
         Thread me = Thread.currentThread();
-        // a re-entry: kept small so that it compiles into the caller, which may then never allocate the resource
+        // a re-entry: a few lines here, so that it inlines into callers; the rest is lockNew
         Acquisition mine = table.get(level, key);
         if (mine != null && mine.isHeldBy(me) && mine.addHold()) {
             return new HoldResource(this, mine, false);
