@@ -129,12 +129,17 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
-        Entry current = records.get(handle.key());
-        if (current == null || !current.handle().equals(handle)) {
-            return false;
+        while (true) {
+            Entry current = records.get(handle.key());
+            if (current == null || !current.handle().equals(handle)) {
+                return false;
+            }
+            // removed only if still the entry looked at: a renewal or an abort mark may have replaced it, and then
+            // the new entry is looked at again; an expired one of ours goes too, but was no longer ours
+            if (records.remove(handle.key(), current)) {
+                return current.isLive(time.nanoTime());
+            }
         }
-        // removed only if still the entry looked at; an expired one of ours goes too, but was no longer ours
-        return records.remove(handle.key(), current) && current.isLive(time.nanoTime());
     }
 
     @Override

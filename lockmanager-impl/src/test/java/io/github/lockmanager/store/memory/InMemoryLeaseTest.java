@@ -7,7 +7,9 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.ManualTimeSource;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.testing.InstrumentedStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +22,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -140,5 +144,43 @@ class InMemoryLeaseTest {
         cutOff.setUnreachable(true);
         time.advance(LEASE);
         assertThat(b.lock("job").getFencingToken()).isGreaterThan(first);
+    }
+
+    /** A renewal or abort mark replaces a record's entry; a release racing with it must still remove the record. */
+    @Test
+    void aReleaseRacingRenewalsAndAbortMarksStillRemovesTheRecord() throws Exception {
+        LockKey key = LockKey.xdc("race", "k");
+        AtomicReference<LockHandle> current = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService meddlers = Executors.newFixedThreadPool(2);
+        try {
+            meddlers.submit(() -> {
+                while (!stop.get()) {
+                    LockHandle handle = current.get();
+                    if (handle != null) {
+                        shared.renew(List.of(handle), LEASE);
+                    }
+                }
+                return null;
+            });
+            meddlers.submit(() -> {
+                while (!stop.get()) {
+                    shared.markAbort(key);
+                }
+                return null;
+            });
+            for (int i = 0; i < 20_000; i++) {
+                LockHandle handle = new LockHandle(key, "owner-" + i);
+                assertThat(shared.acquire(new LockRequest(handle, "n", "t"), LEASE)
+                        .isAcquired()).as("acquisition %d", i).isTrue();
+                current.set(handle);
+                assertThat(shared.release(handle)).as("release %d", i).isTrue();
+                assertThat(shared.read(key)).as("record after release %d", i).isEmpty();
+            }
+        } finally {
+            stop.set(true);
+            meddlers.shutdown();
+            assertThat(meddlers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
     }
 }
