@@ -67,11 +67,17 @@ final class StoreBench {
             // keys and owners built once: the loops measure lock cycles, not string building
             String rawKey = "cycle-" + run;
             String rawOwner = "raw-owner-" + run;
-            // warm-up as long as the measurement, so that both sides run compiled code when timed
+            // the store's own calls for the same cycle, without the manager: where the difference to raw lies
+            LockStore store = subject.store();
+            LockHandle spiHandle = new LockHandle(LockKey.dc("default", client("spi"), "cycle"), "spi-owner-" + run);
+            LockRequest spiRequest = new LockRequest(spiHandle, "spi", "spi");
+            // warm-up as long as the measurement, so that every side runs compiled code when timed
             int warmUp = settings.cycles();
             for (int i = 0; i < warmUp; i++) {
                 manager.lock("cycle").close();
                 subject.rawCycle(rawKey, rawOwner);
+                store.acquire(spiRequest, LONG_LEASE);
+                store.release(spiHandle);
             }
             boolean peer = subject.peerCycleDescription() != null;
             if (peer) {
@@ -83,6 +89,7 @@ final class StoreBench {
             long ours = 0;
             long raw = 0;
             long peers = 0;
+            long spi = 0;
             for (int round = 0; round < 5; round++) {
                 long start = System.nanoTime();
                 for (int i = 0; i < n; i++) {
@@ -94,6 +101,12 @@ final class StoreBench {
                     subject.rawCycle(rawKey, rawOwner);
                 }
                 raw += System.nanoTime() - start;
+                start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    store.acquire(spiRequest, LONG_LEASE);
+                    store.release(spiHandle);
+                }
+                spi += System.nanoTime() - start;
                 if (peer) {
                     start = System.nanoTime();
                     for (int i = 0; i < n; i++) {
@@ -107,6 +120,10 @@ final class StoreBench {
                     Report.micros(raw / (5.0 * n)), (double) ours / raw, String.format(Locale.ROOT,
                             "store calls per cycle: %.2f (target 2); baseline: %s", perCycle,
                             subject.rawCycleDescription()));
+            report.add("2b. the same cycle's store calls, no manager", subject.name(), Report.micros(spi / (5.0 * n)),
+                    Report.micros(raw / (5.0 * n)), (double) spi / raw, String.format(Locale.ROOT,
+                            "acquire + release through the SPI, same rounds as row 2; the manager's own share: row 2 "
+                                    + "/ this = %.2f", (double) ours / spi));
             if (peer) {
                 report.add("2. uncontended lock+unlock, against a peer", subject.name(), Report.micros(ours / (5.0 * n)),
                         Report.micros(peers / (5.0 * n)), (double) ours / peers, "baseline: "
