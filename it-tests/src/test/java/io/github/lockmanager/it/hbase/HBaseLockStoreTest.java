@@ -16,12 +16,18 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +36,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.zip.CRC32;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -60,7 +67,8 @@ class HBaseLockStoreTest {
             assertThat(family).isNotNull();
             assertThat(family.getCompressionType()).isEqualTo(Compression.Algorithm.GZ);
             assertThat(family.getMaxVersions()).isEqualTo(1);
-            assertThat(family.isNewVersionBehavior()).isTrue();
+            assertThat(family.isNewVersionBehavior()).as("classic versions: the store writes no marker that hides a put")
+                    .isFalse();
             assertThat(admin.getDescriptor(table).getColumnFamilyCount()).isEqualTo(1);
             assertThat(admin.getRegions(table)).hasSize(256);
         }
@@ -91,19 +99,50 @@ class HBaseLockStoreTest {
     }
 
     @Test
-    void aTableWhoseDeletesCanMaskPutsIsRefusedWithTheReason() throws Exception {
+    void aTableWithoutTheLockFamilyIsRefusedWithTheReason() throws Exception {
         TableName name = TableName.valueOf("lockmanager_wrong_layout");
         try (Admin admin = connection.getAdmin()) {
             if (!admin.tableExists(name)) {
                 admin.createTable(TableDescriptorBuilder.newBuilder(name)
-                        .setColumnFamily(ColumnFamilyDescriptorBuilder.of("D")).build());
+                        .setColumnFamily(ColumnFamilyDescriptorBuilder.of("X")).build());
             }
         }
         HBaseLockStore wrong = HBaseLockStore.builder(connection).tableName(name.getNameAsString()).build();
         assertThatThrownBy(wrong::initialize).isInstanceOfSatisfying(LockManagerException.class, e -> {
             assertThat(e.getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
-            assertThat(e.getMessage()).contains("NEW_VERSION_BEHAVIOR");
+            assertThat(e.getMessage()).contains("column family 'D' is missing");
         });
+    }
+
+    /** Tables created by earlier releases have NEW_VERSION_BEHAVIOR and rows whose owner cell was deleted. */
+    @Test
+    void aTableWithNewVersionBehaviourStillKeepsLocks() throws Exception {
+        TableName name = TableName.valueOf("lockmanager_new_versions");
+        try (Admin admin = connection.getAdmin()) {
+            if (!admin.tableExists(name)) {
+                admin.createTable(TableDescriptorBuilder.newBuilder(name).setColumnFamily(ColumnFamilyDescriptorBuilder
+                        .newBuilder(Bytes.toBytes("D")).setMaxVersions(1).setNewVersionBehavior(true).build()).build());
+            }
+        }
+        HBaseLockStore older = HBaseLockStore.builder(connection).tableName(name.getNameAsString()).build();
+        older.initialize();
+        LockKey key = key("new-versions");
+        try (Table table = connection.getTable(name)) {
+            // what an earlier release left behind: a released lock's owner cell deleted, its counter kept
+            byte[] row = rowKey(key);
+            table.put(new Put(row).addColumn(Bytes.toBytes("D"), Bytes.toBytes("c"), Bytes.toBytes(5_000L)));
+            table.put(new Put(row).addColumn(Bytes.toBytes("D"), Bytes.toBytes("o"), Bytes.toBytes("gone")));
+            table.delete(new Delete(row).addColumns(Bytes.toBytes("D"), Bytes.toBytes("o")));
+        }
+        AcquireResult first = older.acquire(Requests.request(key, "first"), LEASE);
+        assertThat(first.isAcquired()).isTrue();
+        assertThat(first.record().fencingToken()).isEqualTo(5_001L);
+        assertThat(older.acquire(Requests.request(key, "rival"), LEASE).isAcquired()).isFalse();
+        assertThat(older.release(first.record().handle())).isTrue();
+        assertThat(older.read(key)).isEmpty();
+        AcquireResult second = older.acquire(Requests.request(key, "second"), LEASE);
+        assertThat(second.record().fencingToken()).isEqualTo(5_002L);
+        assertThat(older.release(second.record().handle())).isTrue();
     }
 
     @Test
@@ -175,9 +214,13 @@ class HBaseLockStoreTest {
     }
 
     private static int rowBucket(LockKey key) {
-        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-        crc.update(key.storageKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        CRC32 crc = new CRC32();
+        crc.update(key.storageKey().getBytes(StandardCharsets.UTF_8));
         return (int) (crc.getValue() & 0xFF);
+    }
+
+    private static byte[] rowKey(LockKey key) {
+        return Bytes.add(new byte[]{(byte) rowBucket(key)}, Bytes.toBytes(key.storageKey()));
     }
 
     @Test
@@ -205,6 +248,8 @@ class HBaseLockStoreTest {
         assertThat(reborn.record().fencingToken()).as("a token never goes back, also after its row was deleted")
                 .isGreaterThan(againToken);
         assertThat(purging.read(key).orElseThrow().fencingToken()).isEqualTo(reborn.record().fencingToken());
+        assertThat(purging.acquire(Requests.request(key, "rival"), LEASE).isAcquired())
+                .as("the purge's delete marker hides no later acquisition").isFalse();
         purging.release(reborn.record().handle());
     }
 
@@ -241,10 +286,9 @@ class HBaseLockStoreTest {
         }
     }
 
-    private static boolean rowExists(LockKey key) throws java.io.IOException {
-        try (org.apache.hadoop.hbase.client.Table table = connection.getTable(TableName.valueOf("lockmanager_store"))) {
-            return !table.get(new org.apache.hadoop.hbase.client.Get(
-                    Bytes.add(new byte[]{(byte) rowBucket(key)}, Bytes.toBytes(key.storageKey())))).isEmpty();
+    private static boolean rowExists(LockKey key) throws IOException {
+        try (Table table = connection.getTable(TableName.valueOf("lockmanager_store"))) {
+            return !table.get(new Get(rowKey(key))).isEmpty();
         }
     }
 }
