@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockManagerException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -7,8 +8,9 @@ import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** A lock manager's {@link LockManagerMXBean}, and its registration with the platform MBean server. */
 final class AdminBean implements LockManagerMXBean {
@@ -67,22 +69,26 @@ final class AdminBean implements LockManagerMXBean {
     }
 
     @Override
-    public String[] getHeldLocks() {
+    public List<HeldLockInfo> getHeldLocks() {
         long now = engine.settings().timeSource().nanoTime();
         List<Acquisition> held = engine.heldAcquisitions();
-        String[] lines = new String[held.size()];
-        for (int i = 0; i < lines.length; i++) {
-            Acquisition acquisition = held.get(i);
-            lines[i] = acquisition.key().level() + " '" + acquisition.key().name() + "' held by thread '"
-                    + acquisition.holderName() + "', " + acquisition.holds() + " hold(s), for "
-                    + Duration.ofNanos(now - acquisition.grantedAtNanos()) + ", fencing token "
-                    + acquisition.fencingToken();
+        List<HeldLockInfo> rows = new ArrayList<>(held.size());
+        for (Acquisition acquisition : held) {
+            rows.add(new HeldLockInfo(acquisition.key().level().name(), acquisition.key().name(),
+                    acquisition.holderName(), acquisition.holds(),
+                    TimeUnit.NANOSECONDS.toMillis(now - acquisition.grantedAtNanos()), acquisition.fencingToken()));
         }
-        return lines;
+        return rows;
     }
 
     @Override
-    public void abort(String key) throws Exception {
-        engine.abort(key);
+    public void abort(String key) {
+        try {
+            engine.abort(key);
+        } catch (LockManagerException e) {
+            // a JDK exception type without our exception as its cause, so that a remote JMX console can show it
+            // without our classes; the message carries the error code
+            throw new IllegalStateException("could not abort '" + key + "': " + e.getMessage());
+        }
     }
 }

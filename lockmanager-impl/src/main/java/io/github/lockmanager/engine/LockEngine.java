@@ -401,6 +401,10 @@ final class LockEngine implements LockManager {
     }
 
     /** The acquisitions currently held, in no particular order. */
+    LockManagerMXBean admin() {
+        return adminBean;
+    }
+
     List<Acquisition> heldAcquisitions() {
         return table.held();
     }

@@ -62,6 +62,19 @@ public final class LockManagerBuilder {
         return new LockManagerBuilder();
     }
 
+    /**
+     * The admin view of a manager this builder built, the same one {@link #registerMBean(boolean)} shows over JMX.
+     *
+     * @throws IllegalArgumentException if {@code manager} was not built by a {@code LockManagerBuilder}
+     */
+    public static LockManagerMXBean admin(LockManager manager) {
+        if (!(manager instanceof LockEngine)) {
+            throw new IllegalArgumentException("manager must be built by LockManagerBuilder, was "
+                    + (manager == null ? "null" : manager.getClass().getName()));
+        }
+        return ((LockEngine) manager).admin();
+    }
+
     /** Required: where the lock records live. May be shared by several managers. */
     public LockManagerBuilder store(LockStore store) {
         this.store = require("store", store);

@@ -1,9 +1,12 @@
 package io.github.lockmanager.engine;
 
+import java.util.List;
+
 /**
- * The admin view of one lock manager over JMX, registered when {@link LockManagerBuilder#registerMBean(boolean)}
- * asks for it as {@code io.github.lockmanager:type=LockManager,client=<clientId>,node=<nodeId>}. It shows what this
- * node holds without a store call; a lock held far longer than its work should take is the one to look at.
+ * The admin view of one lock manager: registered over JMX when {@link LockManagerBuilder#registerMBean(boolean)}
+ * asks for it, as {@code io.github.lockmanager:type=LockManager,client=<clientId>,node=<nodeId>}, and reachable
+ * from code through {@link LockManagerBuilder#admin(io.github.lockmanager.LockManager)}. It shows what this node holds without a store call; a lock held
+ * far longer than its work should take is the one to look at. Thread-safe; every answer is a snapshot.
  */
 public interface LockManagerMXBean {
     String getNodeId();
@@ -13,12 +16,15 @@ public interface LockManagerMXBean {
     /** How many locks threads of this node hold now. */
     int getHeldLockCount();
 
-    /**
-     * One line per lock this node holds: level, key, holding thread, holds, how long it has been held (by the
-     * manager's clock) and its fencing token.
-     */
-    String[] getHeldLocks();
+    /** One row per lock this node holds (over JMX a {@code CompositeData[]}). */
+    List<HeldLockInfo> getHeldLocks();
 
-    /** Asks the holder of {@code key} (at the manager's default level), wherever it is, to stop. */
-    void abort(String key) throws Exception;
+    /**
+     * Asks the holder of {@code key} (at the manager's default level), wherever it is, to stop.
+     *
+     * @throws IllegalArgumentException if {@code key} is not a valid key
+     * @throws IllegalStateException    if the store could not be asked, with the store's reason; over JMX this
+     *                                  arrives wrapped as the JMX client library wraps runtime exceptions
+     */
+    void abort(String key);
 }

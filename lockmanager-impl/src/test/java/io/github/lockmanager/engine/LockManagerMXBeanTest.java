@@ -2,11 +2,17 @@ package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.ManualTimeSource;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
+import io.github.lockmanager.store.support.ForwardingLockStore;
 import org.junit.jupiter.api.Test;
 
+import javax.management.JMX;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -14,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LockManagerMXBeanTest {
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -30,9 +37,20 @@ class LockManagerMXBeanTest {
             time.advance(Duration.ofSeconds(90));
 
             assertThat(server.getAttribute(name, "HeldLockCount")).isEqualTo(1);
-            assertThat((String[]) server.getAttribute(name, "HeldLocks")).singleElement().asString()
-                    .contains("DC 'report'", "thread '" + Thread.currentThread().getName() + "'", "2 hold(s)",
-                            "for PT1M30S", "fencing token 1");
+            CompositeData[] rows = (CompositeData[]) server.getAttribute(name, "HeldLocks");
+            assertThat(rows).hasSize(1);
+            assertThat(rows[0].get("level")).isEqualTo("DC");
+            assertThat(rows[0].get("key")).isEqualTo("report");
+            assertThat(rows[0].get("holderThread")).isEqualTo(Thread.currentThread().getName());
+            assertThat(rows[0].get("holds")).isEqualTo(2);
+            assertThat(rows[0].get("heldForMillis")).isEqualTo(90_000L);
+            assertThat(rows[0].get("fencingToken")).isEqualTo(1L);
+
+            LockManagerMXBean proxy = JMX.newMXBeanProxy(server, name, LockManagerMXBean.class);
+            assertThat(proxy.getHeldLocks()).singleElement().satisfies(row -> {
+                assertThat(row.getKey()).isEqualTo("report");
+                assertThat(row.getHeldForMillis()).isEqualTo(90_000L);
+            });
 
             AtomicBoolean interrupted = new AtomicBoolean();
             CountDownLatch held = new CountDownLatch(1);
@@ -56,6 +74,48 @@ class LockManagerMXBeanTest {
             manager.close();
         }
         assertThat(server.isRegistered(name)).as("unregistered on close").isFalse();
+    }
+
+    @Test
+    void codeReachesTheSameViewWithoutJmx() throws Exception {
+        ManualTimeSource time = new ManualTimeSource();
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore(time)).timeSource(time)
+                .clientId("billing").nodeId("code-node").build()) {
+            LockManagerMXBean admin = LockManagerBuilder.admin(manager);
+            assertThat(admin.getHeldLocks()).isEmpty();
+            manager.lock("invoice");
+            time.advance(Duration.ofMillis(1500));
+            assertThat(admin.getHeldLockCount()).isEqualTo(1);
+            assertThat(admin.getHeldLocks()).singleElement().satisfies(row -> {
+                assertThat(row.getLevel()).isEqualTo("DC");
+                assertThat(row.getKey()).isEqualTo("invoice");
+                assertThat(row.getHolds()).isEqualTo(1);
+                assertThat(row.getHeldForMillis()).isEqualTo(1500L);
+            });
+            manager.unlock("invoice");
+            assertThat(admin.getHeldLockCount()).isZero();
+        }
+        assertThatThrownBy(() -> LockManagerBuilder.admin(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("LockManagerBuilder");
+    }
+
+    @Test
+    void aStoreFailureDuringAbortIsAnUncheckedErrorWithTheStoresReason() throws Exception {
+        LockStore refusing = new ForwardingLockStore(new InMemoryLockStore()) {
+            @Override
+            protected void before(String operation) throws LockManagerException {
+                if (operation.equals("markAbort")) {
+                    throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "store unreachable");
+                }
+            }
+        };
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(refusing).clientId("billing")
+                .nodeId("failing-node").build()) {
+            assertThatThrownBy(() -> LockManagerBuilder.admin(manager).abort("invoice"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("'invoice'").hasMessageContaining("CONNECTION_ERROR")
+                    .hasNoCause();
+        }
     }
 
     @Test
