@@ -1,5 +1,6 @@
 package io.github.lockmanager;
 
+import io.github.lockmanager.spi.Require;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -19,13 +20,13 @@ public final class Lock {
 
     public Lock(String key, LockLevel level, String ownerNodeId, String holderThreadName, Instant lockTime,
                 Instant expirationTime, LockStatus status, long fencingToken) {
-        this.key = Objects.requireNonNull(key, "key");
-        this.level = Objects.requireNonNull(level, "level");
-        this.ownerNodeId = Objects.requireNonNull(ownerNodeId, "ownerNodeId");
-        this.holderThreadName = Objects.requireNonNull(holderThreadName, "holderThreadName");
-        this.lockTime = Objects.requireNonNull(lockTime, "lockTime");
-        this.expirationTime = Objects.requireNonNull(expirationTime, "expirationTime");
-        this.status = Objects.requireNonNull(status, "status");
+        this.key = Require.notNull(key, "key");
+        this.level = Require.notNull(level, "level");
+        this.ownerNodeId = Require.notNull(ownerNodeId, "ownerNodeId");
+        this.holderThreadName = Require.notNull(holderThreadName, "holderThreadName");
+        this.lockTime = Require.notNull(lockTime, "lockTime");
+        this.expirationTime = Require.notNull(expirationTime, "expirationTime");
+        this.status = Require.notNull(status, "status");
         this.fencingToken = fencingToken;
     }
 

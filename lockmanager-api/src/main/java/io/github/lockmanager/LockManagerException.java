@@ -1,5 +1,7 @@
 package io.github.lockmanager;
 
+import io.github.lockmanager.spi.Require;
+
 /**
  * The lock manager or its store could not do what was asked. {@link #getErrorCode()} says why; the
  * cause, when there is one, is the store's own exception.
@@ -33,10 +35,7 @@ public class LockManagerException extends LockException {
     }
 
     private static ErrorCode requireCode(ErrorCode errorCode) {
-        if (errorCode == null) {
-            throw new IllegalArgumentException("errorCode must not be null");
-        }
-        return errorCode;
+        return Require.notNull(errorCode, "errorCode");
     }
 
     public ErrorCode getErrorCode() {
@@ -53,9 +52,7 @@ public class LockManagerException extends LockException {
      * @throws IllegalArgumentException if {@code t} is null
      */
     public static LockManagerException propagate(Throwable t) {
-        if (t == null) {
-            throw new IllegalArgumentException("throwable to propagate must not be null");
-        }
+        Require.notNull(t, "throwable to propagate");
         // bounded: a cause chain may be cyclic
         Throwable c = t;
         for (int depth = 0; c != null && depth < 64; depth++, c = c.getCause()) {

@@ -1,5 +1,6 @@
 package io.github.lockmanager;
 
+import io.github.lockmanager.spi.Require;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,9 +19,7 @@ public final class ManualTimeSource implements TimeSource {
     }
 
     public ManualTimeSource(Instant origin) {
-        if (origin == null) {
-            throw new IllegalArgumentException("origin must not be null");
-        }
+        Require.notNull(origin, "origin");
         this.origin = origin;
     }
 

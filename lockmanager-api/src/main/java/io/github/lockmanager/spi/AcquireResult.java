@@ -1,6 +1,5 @@
 package io.github.lockmanager.spi;
 
-import java.util.Objects;
 
 /**
  * The answer of {@link LockStore#acquire}: either the new record, or the record of whoever holds the key.
@@ -16,7 +15,7 @@ public final class AcquireResult {
 
     /** The lock was taken; {@code record} is what the store now holds, with its fencing token. */
     public static AcquireResult acquired(LockRecord record) {
-        return new AcquireResult(true, Objects.requireNonNull(record, "record"));
+        return new AcquireResult(true, Require.notNull(record, "record"));
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.github.lockmanager.spi;
 
-import java.util.Objects;
 
 /**
  * One acquisition of a lock: its key and the owner token that acquisition wrote. Every store write that
@@ -20,7 +19,7 @@ public final class LockHandle {
     private final long ownerSerial;
 
     /**
-     * @throws NullPointerException     if {@code key} is null
+     * @throws IllegalArgumentException if {@code key} is null
      * @throws IllegalArgumentException if {@code ownerToken} is null or empty
      */
     public LockHandle(LockKey key, String ownerToken) {
@@ -28,7 +27,7 @@ public final class LockHandle {
     }
 
     private LockHandle(LockKey key, String ownerToken, String ownerPrefix, long ownerSerial) {
-        this.key = Objects.requireNonNull(key, "key");
+        this.key = Require.notNull(key, "key");
         this.ownerToken = ownerToken;
         this.ownerPrefix = ownerPrefix;
         this.ownerSerial = ownerSerial;
@@ -47,10 +46,7 @@ public final class LockHandle {
     }
 
     private static String requireToken(String token) {
-        if (token == null || token.isEmpty()) {
-            throw new IllegalArgumentException("ownerToken must not be null or empty");
-        }
-        return token;
+        return Require.notEmpty(token, "ownerToken");
     }
 
     public LockKey key() {

@@ -27,7 +27,7 @@ public final class LockKey {
         this.level = level;
         this.farmId = farmId;
         this.clientId = clientId;
-        this.name = Objects.requireNonNull(name, "name");
+        this.name = Require.notNull(name, "name");
     }
 
     /** A key of {@link LockLevel#DC}, scoped to {@code farmId}. */
@@ -42,7 +42,7 @@ public final class LockKey {
 
     /** The key at {@code level}; {@code farmId} is used for {@link LockLevel#DC} only. */
     public static LockKey of(LockLevel level, String farmId, String clientId, String name) {
-        Objects.requireNonNull(level, "level");
+        Require.notNull(level, "level");
         return level == LockLevel.DC ? dc(farmId, clientId, name) : xdc(clientId, name);
     }
 
@@ -60,7 +60,7 @@ public final class LockKey {
      * @throws IllegalArgumentException if {@code storageKey} is not of that form
      */
     public static LockKey parse(String storageKey) {
-        Objects.requireNonNull(storageKey, "storageKey");
+        Require.notNull(storageKey, "storageKey");
         int first = storageKey.indexOf(SEPARATOR);
         int second = first < 0 ? -1 : storageKey.indexOf(SEPARATOR, first + 1);
         if (second < 0) {
@@ -85,9 +85,7 @@ public final class LockKey {
      * @throws IllegalArgumentException naming {@code what} if the id is unusable
      */
     public static String requireId(String what, String id) {
-        if (id == null || id.isEmpty()) {
-            throw new IllegalArgumentException(what + " must not be null or empty");
-        }
+        Require.notEmpty(id, what);
         if (id.indexOf(SEPARATOR) >= 0) {
             throw new IllegalArgumentException(what + " must not contain '" + SEPARATOR + "', was '" + id + "'");
         }

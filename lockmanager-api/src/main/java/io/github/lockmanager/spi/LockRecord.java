@@ -4,7 +4,6 @@ import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockStatus;
 
 import java.time.Instant;
-import java.util.Objects;
 
 /**
  * A live lock as a store holds it.
@@ -20,12 +19,12 @@ import java.util.Objects;
 public record LockRecord(LockHandle handle, String nodeId, String threadName, Instant lockTime,
                          Instant expirationTime, LockStatus status, long fencingToken) {
     public LockRecord {
-        Objects.requireNonNull(handle, "handle");
-        Objects.requireNonNull(nodeId, "nodeId");
-        Objects.requireNonNull(threadName, "threadName");
-        Objects.requireNonNull(lockTime, "lockTime");
-        Objects.requireNonNull(expirationTime, "expirationTime");
-        Objects.requireNonNull(status, "status");
+        Require.notNull(handle, "handle");
+        Require.notNull(nodeId, "nodeId");
+        Require.notNull(threadName, "threadName");
+        Require.notNull(lockTime, "lockTime");
+        Require.notNull(expirationTime, "expirationTime");
+        Require.notNull(status, "status");
     }
 
     public LockKey key() {

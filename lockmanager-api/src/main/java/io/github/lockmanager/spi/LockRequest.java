@@ -1,6 +1,5 @@
 package io.github.lockmanager.spi;
 
-import java.util.Objects;
 
 /**
  * What {@link LockStore#acquire} writes: the handle of the new acquisition and who takes it.
@@ -11,9 +10,9 @@ import java.util.Objects;
  */
 public record LockRequest(LockHandle handle, String nodeId, String threadName) {
     public LockRequest {
-        Objects.requireNonNull(handle, "handle");
-        Objects.requireNonNull(nodeId, "nodeId");
-        Objects.requireNonNull(threadName, "threadName");
+        Require.notNull(handle, "handle");
+        Require.notNull(nodeId, "nodeId");
+        Require.notNull(threadName, "threadName");
     }
 
     public LockKey key() {

@@ -41,6 +41,7 @@ class LockHandleTest {
         assertThatThrownBy(() -> new LockHandle(KEY, "")).hasMessage("ownerToken must not be null or empty");
         assertThatThrownBy(() -> LockHandle.of(KEY, null, 1)).hasMessage("ownerToken must not be null or empty");
         assertThatThrownBy(() -> LockHandle.of(KEY, "p:", -1)).hasMessage("ownerSerial must not be negative, was -1");
-        assertThatThrownBy(() -> new LockHandle(null, "t")).isInstanceOf(NullPointerException.class).hasMessage("key");
+        assertThatThrownBy(() -> new LockHandle(null, "t")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("key must not be null");
     }
 }

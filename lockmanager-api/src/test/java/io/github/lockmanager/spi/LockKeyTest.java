@@ -44,6 +44,7 @@ class LockKeyTest {
         assertThat(xdc).isEqualTo(LockKey.xdc("client", "order-1")).hasSameHashCodeAs(LockKey.xdc("client", "order-1"));
         assertThat(dc).isNotEqualTo(xdc);
         assertThat(dc.storageKey()).isEqualTo("DC#farm#client#order-1");
-        assertThatThrownBy(() -> dc.withName(null)).isInstanceOf(NullPointerException.class).hasMessage("name");
+        assertThatThrownBy(() -> dc.withName(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("name must not be null");
     }
 }

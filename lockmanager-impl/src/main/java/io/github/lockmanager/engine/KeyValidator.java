@@ -1,6 +1,7 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.spi.Require;
 
 /** Checks a caller's key and ids against the rules {@link LockManager} documents, naming what is wrong. */
 final class KeyValidator {
@@ -8,9 +9,7 @@ final class KeyValidator {
     }
 
     static String validate(String key) {
-        if (key == null) {
-            throw new IllegalArgumentException("lock key must not be null");
-        }
+        Require.notNull(key, "lock key");
         if (key.isEmpty()) {
             throw new IllegalArgumentException("lock key must not be empty");
         }

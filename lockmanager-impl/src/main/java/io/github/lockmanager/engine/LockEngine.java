@@ -6,8 +6,8 @@ import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
-import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
@@ -16,6 +16,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.spi.Require;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -502,12 +503,8 @@ final class LockEngine implements LockManager {
      * table (a key in it was validated when first locked).
      */
     private static void requireArguments(String key, LockLevel level) {
-        if (key == null) {
-            throw new IllegalArgumentException("lock key must not be null");
-        }
-        if (level == null) {
-            throw new IllegalArgumentException("lock level must not be null");
-        }
+        Require.notNull(key, "lock key");
+        Require.notNull(level, "lock level");
     }
 
     private static void requireValidArguments(String key, LockLevel level) {

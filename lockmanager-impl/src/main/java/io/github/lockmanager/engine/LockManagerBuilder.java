@@ -7,6 +7,7 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.spi.Require;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -68,16 +69,14 @@ public final class LockManagerBuilder {
      * @throws IllegalArgumentException if {@code manager} was not built by a {@code LockManagerBuilder}
      */
     public static LockManagerMXBean admin(LockManager manager) {
-        if (!(manager instanceof LockEngine)) {
-            throw new IllegalArgumentException("manager must be built by LockManagerBuilder, was "
-                    + (manager == null ? "null" : manager.getClass().getName()));
-        }
+        Require.argument(manager instanceof LockEngine, "manager must be built by LockManagerBuilder, was %s",
+                manager == null ? "null" : manager.getClass().getName());
         return ((LockEngine) manager).admin();
     }
 
     /** Required: where the lock records live. May be shared by several managers. */
     public LockManagerBuilder store(LockStore store) {
-        this.store = require("store", store);
+        this.store = Require.notNull(store, "store");
         return this;
     }
 
@@ -112,9 +111,8 @@ public final class LockManagerBuilder {
     /** How long a lock outlives its node's last renewal. 100 ms to 1 day. Default 60 s. */
     public LockManagerBuilder lease(Duration lease) {
         checkInterval("lease", lease);
-        if (lease.compareTo(MIN_LEASE) < 0) {
-            throw new IllegalArgumentException("lease must be at least " + MIN_LEASE.toMillis() + "ms, was " + lease);
-        }
+        Require.argument(lease.compareTo(MIN_LEASE) >= 0, "lease must be at least %dms, was %s", MIN_LEASE.toMillis(),
+                lease);
         this.lease = lease;
         return this;
     }
@@ -144,7 +142,7 @@ public final class LockManagerBuilder {
      * Default 10 minutes.
      */
     public LockManagerBuilder purgeInterval(Duration purgeInterval) {
-        require("purgeInterval", purgeInterval);
+        Require.notNull(purgeInterval, "purgeInterval");
         if (!purgeInterval.isZero()) {
             checkInterval("purgeInterval", purgeInterval);
         }
@@ -154,16 +152,15 @@ public final class LockManagerBuilder {
 
     /** How many locks one renewal or abort-poll store call carries: 1 to 10,000. Default 200. */
     public LockManagerBuilder renewalBatchSize(int renewalBatchSize) {
-        if (renewalBatchSize < 1 || renewalBatchSize > 10_000) {
-            throw new IllegalArgumentException("renewalBatchSize must be between 1 and 10000, was " + renewalBatchSize);
-        }
+        Require.argument(renewalBatchSize >= 1 && renewalBatchSize <= 10_000,
+                "renewalBatchSize must be between 1 and 10000, was %d", renewalBatchSize);
         this.renewalBatchSize = renewalBatchSize;
         return this;
     }
 
     /** The level of the methods without a level argument. Default {@link LockLevel#DC}. */
     public LockManagerBuilder defaultLevel(LockLevel defaultLevel) {
-        this.defaultLevel = require("defaultLevel", defaultLevel);
+        this.defaultLevel = Require.notNull(defaultLevel, "defaultLevel");
         return this;
     }
 
@@ -175,23 +172,21 @@ public final class LockManagerBuilder {
      * the store frees the key by another.
      */
     public LockManagerBuilder timeSource(TimeSource timeSource) {
-        this.timeSource = require("timeSource", timeSource);
+        this.timeSource = Require.notNull(timeSource, "timeSource");
         return this;
     }
 
     /** Told whenever a lock held on this node is lost. Default: none (the loss is still logged). */
     public LockManagerBuilder lossListener(LockLossListener lossListener) {
-        this.lossListener = require("lossListener", lossListener);
+        this.lossListener = Require.notNull(lossListener, "lossListener");
         return this;
     }
 
     /** How long {@link LockManager#close()} waits for interrupted holders to unlock. 0 to 1 hour; default 10 s. */
     public LockManagerBuilder shutdownTimeout(Duration shutdownTimeout) {
-        require("shutdownTimeout", shutdownTimeout);
-        if (shutdownTimeout.isNegative() || shutdownTimeout.compareTo(MAX_SHUTDOWN_TIMEOUT) > 0) {
-            throw new IllegalArgumentException("shutdownTimeout must be between 0 and " + MAX_SHUTDOWN_TIMEOUT
-                    + ", was " + shutdownTimeout);
-        }
+        Require.notNull(shutdownTimeout, "shutdownTimeout");
+        Require.argument(!shutdownTimeout.isNegative() && shutdownTimeout.compareTo(MAX_SHUTDOWN_TIMEOUT) <= 0,
+                "shutdownTimeout must be between 0 and %s, was %s", MAX_SHUTDOWN_TIMEOUT, shutdownTimeout);
         this.shutdownTimeout = shutdownTimeout;
         return this;
     }
@@ -235,35 +230,22 @@ public final class LockManagerBuilder {
         return LockEngine.start(settings);
     }
 
-    private static <T> T require(String name, T value) {
-        if (value == null) {
-            throw new IllegalArgumentException(name + " must not be null");
-        }
-        return value;
-    }
-
     private static Duration checkPositive(String name, Duration value) {
-        require(name, value);
-        if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + value);
-        }
+        Require.notNull(value, name);
+        Require.argument(!value.isZero() && !value.isNegative(), "%s must be positive, was %s", name, value);
         return value;
     }
 
     private static Duration checkInterval(String name, Duration value) {
         checkPositive(name, value);
-        if (value.compareTo(MAX_INTERVAL) > 0) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_INTERVAL + ", was " + value);
-        }
+        Require.argument(value.compareTo(MAX_INTERVAL) <= 0, "%s must be at most %s, was %s", name, MAX_INTERVAL, value);
         return value;
     }
 
     private static String checkId(String name, String id, int maxLength) {
         LockKey.requireId(name, id);
         KeyValidator.requireText(name, id);
-        if (id.length() > maxLength) {
-            throw new IllegalArgumentException(name + " must be at most " + maxLength + " chars, was " + id.length());
-        }
+        Require.argument(id.length() <= maxLength, "%s must be at most %d chars, was %d", name, maxLength, id.length());
         return id;
     }
 

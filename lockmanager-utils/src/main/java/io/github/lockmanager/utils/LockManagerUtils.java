@@ -5,6 +5,7 @@ import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.spi.Require;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -156,14 +157,10 @@ public final class LockManagerUtils {
     }
 
     private static void checkManager(LockManager lockManager) {
-        if (lockManager == null) {
-            throw new IllegalArgumentException("lockManager must not be null");
-        }
+        Require.notNull(lockManager, "lockManager");
     }
 
     private static void checkTask(Object task) {
-        if (task == null) {
-            throw new IllegalArgumentException("task must not be null");
-        }
+        Require.notNull(task, "task");
     }
 }

@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.aerospike;
 
+import io.github.lockmanager.spi.Require;
 import com.aerospike.client.AerospikeException;
 import com.aerospike.client.BatchRead;
 import com.aerospike.client.BatchRecord;
@@ -127,9 +128,7 @@ public final class AerospikeLockStore implements LockStore {
         private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
 
         private Builder(IAerospikeClient client) {
-            if (client == null) {
-                throw new IllegalArgumentException("client must not be null");
-            }
+            Require.notNull(client, "client");
             this.client = client;
         }
 
@@ -144,9 +143,7 @@ public final class AerospikeLockStore implements LockStore {
 
         /** The end of every lock set's name: {@code DC#<farm>#<suffix>}, {@code XDC#<suffix>}. Default {@code locks}. */
         public Builder setSuffix(String setSuffix) {
-            if (setSuffix == null || setSuffix.isEmpty()) {
-                throw new IllegalArgumentException("setSuffix must not be null or empty");
-            }
+            Require.notEmpty(setSuffix, "setSuffix");
             this.setSuffix = setSuffix;
             return this;
         }

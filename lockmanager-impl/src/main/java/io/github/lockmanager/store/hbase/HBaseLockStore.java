@@ -1,7 +1,7 @@
 package io.github.lockmanager.store.hbase;
 
-import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
@@ -10,9 +10,10 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.spi.Require;
+import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreSettings;
-import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CompareOperator;
@@ -124,17 +125,13 @@ public final class HBaseLockStore implements LockStore {
         private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1));
 
         private Builder(Connection connection) {
-            if (connection == null) {
-                throw new IllegalArgumentException("connection must not be null");
-            }
+            Require.notNull(connection, "connection");
             this.connection = connection;
         }
 
         /** The lock table, {@code [namespace:]name}; default {@code lockmanager_locks}. */
         public Builder tableName(String tableName) {
-            if (tableName == null || tableName.isEmpty()) {
-                throw new IllegalArgumentException("tableName must not be null or empty");
-            }
+            Require.notEmpty(tableName, "tableName");
             try {
                 this.tableName = TableName.valueOf(tableName);
             } catch (IllegalArgumentException e) {

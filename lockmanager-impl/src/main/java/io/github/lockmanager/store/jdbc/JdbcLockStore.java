@@ -1,7 +1,7 @@
 package io.github.lockmanager.store.jdbc;
 
-import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
@@ -10,6 +10,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.spi.Require;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreSettings;
 import org.slf4j.Logger;
@@ -97,9 +98,7 @@ public final class JdbcLockStore implements LockStore {
         private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
 
         private Builder(DataSource dataSource) {
-            if (dataSource == null) {
-                throw new IllegalArgumentException("dataSource must not be null");
-            }
+            Require.notNull(dataSource, "dataSource");
             this.dataSource = dataSource;
         }
 

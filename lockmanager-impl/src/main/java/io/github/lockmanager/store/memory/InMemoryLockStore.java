@@ -9,6 +9,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.spi.Require;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -66,9 +67,7 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     public InMemoryLockStore(TimeSource time) {
-        if (time == null) {
-            throw new IllegalArgumentException("time source must not be null");
-        }
+        Require.notNull(time, "time source");
         this.time = time;
     }
 

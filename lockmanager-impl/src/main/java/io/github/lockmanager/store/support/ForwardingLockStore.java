@@ -9,6 +9,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.spi.Require;
 
 import java.time.Duration;
 import java.util.List;
@@ -23,9 +24,7 @@ public abstract class ForwardingLockStore implements LockStore {
     private final LockStore delegate;
 
     protected ForwardingLockStore(LockStore delegate) {
-        if (delegate == null) {
-            throw new IllegalArgumentException("delegate store must not be null");
-        }
+        Require.notNull(delegate, "delegate store");
         this.delegate = delegate;
     }
 

@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.support;
 
+import io.github.lockmanager.spi.Require;
 import java.time.Duration;
 
 /**
@@ -26,17 +27,13 @@ public final class StoreSettings {
     }
 
     public static RetryPolicy retries(RetryPolicy retries) {
-        if (retries == null) {
-            throw new IllegalArgumentException("retries must not be null");
-        }
-        return retries;
+        return Require.notNull(retries, "retries");
     }
 
     private static Duration within(String name, Duration value, Duration min, Duration max) {
-        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new IllegalArgumentException(name + " must be between " + readable(min) + " and " + readable(max)
-                    + ", was " + (value == null ? "null" : readable(value)));
-        }
+        Require.argument(value != null && value.compareTo(min) >= 0 && value.compareTo(max) <= 0,
+                "%s must be between %s and %s, was %s", name, readable(min), readable(max),
+                value == null ? "null" : readable(value));
         return value;
     }
 
