@@ -34,7 +34,7 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
-import io.github.lockmanager.store.support.StoreSettings;
+import io.github.lockmanager.store.support.StoreBuilder;
 import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,30 +106,32 @@ public final class AerospikeLockStore implements LockStore {
         this.setSuffix = builder.setSuffix;
         this.durableDelete = builder.durableDelete;
         this.allowVolatileNamespace = builder.allowVolatileNamespace;
-        this.operationTimeout = builder.operationTimeout;
-        this.counterTtlSeconds = (int) builder.idleRecordRetention.toSeconds();
-        this.retries = builder.retries;
+        this.operationTimeout = builder.getOperationTimeout();
+        this.counterTtlSeconds = (int) builder.getIdleRecordRetention().toSeconds();
+        this.retries = builder.getRetries();
     }
 
     public static Builder builder(IAerospikeClient client) {
         return new Builder(client);
     }
 
-    /** Settings of an {@link AerospikeLockStore}; each setter checks its value and names it when refusing it. */
-    public static final class Builder {
+    /**
+     * Settings of an {@link AerospikeLockStore}; each setter checks its value and names it when refusing it. The
+     * operation timeout is 50 ms at the least (each attempt's {@code totalTimeout} is what is left of it); the idle
+     * record retention is the TTL, in whole seconds, of a key's fencing counter record after its last acquisition,
+     * after which the server expires it; retries default to 3 attempts, backoff 20 ms doubling to 500 ms.
+     */
+    public static final class Builder extends StoreBuilder<Builder> {
         private final IAerospikeClient client;
         private String namespace = "test";
         private String setSuffix = "locks";
         private List<String> farmIds = List.of();
         private boolean durableDelete;
         private boolean allowVolatileNamespace;
-        private Duration operationTimeout = Duration.ofSeconds(5);
-        private Duration idleRecordRetention = Duration.ofHours(1);
-        private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
 
         private Builder(IAerospikeClient client) {
-            Require.notNull(client, "client");
-            this.client = client;
+            super(Duration.ofMillis(50), new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500)));
+            this.client = Require.notNull(client, "client");
         }
 
         /** The namespace of the lock sets; it must exist and accept TTLs. Default {@code test}. */
@@ -173,32 +175,6 @@ public final class AerospikeLockStore implements LockStore {
          */
         public Builder allowVolatileNamespace(boolean allowVolatileNamespace) {
             this.allowVolatileNamespace = allowVolatileNamespace;
-            return this;
-        }
-
-        /**
-         * The longest one store call may take, its retries included: 50 ms to 10 minutes. Keep it well under the
-         * lock manager's renewal interval. Default 5 s.
-         */
-        public Builder operationTimeout(Duration operationTimeout) {
-            this.operationTimeout = StoreSettings.operationTimeout(operationTimeout, Duration.ofMillis(50));
-            return this;
-        }
-
-        /**
-         * How long a key's fencing counter record outlives the key's last acquisition (its TTL, in whole seconds):
-         * 1 second to 365 days. The server then expires it, so the namespace holds the keys in use; the counter of
-         * a key locked again starts above every token it had, as long as the nodes' clocks agree within this.
-         * Default 1 hour.
-         */
-        public Builder idleRecordRetention(Duration idleRecordRetention) {
-            this.idleRecordRetention = StoreSettings.idleRecordRetention(idleRecordRetention);
-            return this;
-        }
-
-        /** How transient failures are retried. Default 3 attempts, backoff 20 ms doubling to 500 ms. */
-        public Builder retries(RetryPolicy retries) {
-            this.retries = StoreSettings.retries(retries);
             return this;
         }
 

@@ -13,7 +13,7 @@ import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.spi.Require;
 import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import io.github.lockmanager.store.support.RetryPolicy;
-import io.github.lockmanager.store.support.StoreSettings;
+import io.github.lockmanager.store.support.StoreBuilder;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CompareOperator;
@@ -100,9 +100,9 @@ public final class HBaseLockStore implements LockStore {
         this.connection = builder.connection;
         this.tableName = builder.tableName;
         this.closeConnection = builder.closeConnection;
-        this.operationTimeout = builder.operationTimeout;
-        this.idleRecordRetention = builder.idleRecordRetention;
-        this.retries = builder.retries;
+        this.operationTimeout = builder.getOperationTimeout();
+        this.idleRecordRetention = builder.getIdleRecordRetention();
+        this.retries = builder.getRetries();
         String threadName = "lockmanager-hbase-" + tableName.getNameAsString();
         this.batchPool = Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, threadName);
@@ -115,18 +115,21 @@ public final class HBaseLockStore implements LockStore {
         return new Builder(connection);
     }
 
-    /** Settings of an {@link HBaseLockStore}; each setter checks its value and names it when refusing it. */
-    public static final class Builder {
+    /**
+     * Settings of an {@link HBaseLockStore}; each setter checks its value and names it when refusing it. The
+     * operation timeout (50 ms at the least) bounds HBase's own retries too; the idle record retention is how long
+     * a row without a live lock stays before {@link HBaseLockStore#purgeIdleRecords()} deletes it, so keep it well
+     * above the clock differences of the region servers; retries default to 3 attempts, backoff 50 ms doubling to
+     * 1 s.
+     */
+    public static final class Builder extends StoreBuilder<Builder> {
         private final Connection connection;
         private TableName tableName = TableName.valueOf("lockmanager_locks");
         private boolean closeConnection;
-        private Duration operationTimeout = Duration.ofSeconds(5);
-        private Duration idleRecordRetention = Duration.ofHours(1);
-        private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1));
 
         private Builder(Connection connection) {
-            Require.notNull(connection, "connection");
-            this.connection = connection;
+            super(Duration.ofMillis(50), new RetryPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1)));
+            this.connection = Require.notNull(connection, "connection");
         }
 
         /** The lock table, {@code [namespace:]name}; default {@code lockmanager_locks}. */
@@ -144,30 +147,6 @@ public final class HBaseLockStore implements LockStore {
         /** Whether {@link HBaseLockStore#close()} closes the connection. Default {@code false}: it is yours. */
         public Builder closeConnectionOnClose(boolean closeConnection) {
             this.closeConnection = closeConnection;
-            return this;
-        }
-
-        /**
-         * The longest one store call may take, HBase's own retries and this store's included; keep it well under
-         * the lock manager's renewal interval. Default 5 s.
-         */
-        public Builder operationTimeout(Duration operationTimeout) {
-            this.operationTimeout = StoreSettings.operationTimeout(operationTimeout, Duration.ofMillis(50));
-            return this;
-        }
-
-        /**
-         * How long a row without a live lock stays before {@link HBaseLockStore#purgeIdleRecords()} deletes it: 1
-         * second to 365 days. Keep it well above the clock differences of the region servers. Default 1 hour.
-         */
-        public Builder idleRecordRetention(Duration idleRecordRetention) {
-            this.idleRecordRetention = StoreSettings.idleRecordRetention(idleRecordRetention);
-            return this;
-        }
-
-        /** How transient failures are retried. Default 3 attempts, backoff 50 ms doubling to 1 s. */
-        public Builder retries(RetryPolicy retries) {
-            this.retries = StoreSettings.retries(retries);
             return this;
         }
 

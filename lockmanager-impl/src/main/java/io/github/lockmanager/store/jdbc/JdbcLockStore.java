@@ -12,7 +12,7 @@ import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.spi.Require;
 import io.github.lockmanager.store.support.RetryPolicy;
-import io.github.lockmanager.store.support.StoreSettings;
+import io.github.lockmanager.store.support.StoreBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,26 +80,30 @@ public final class JdbcLockStore implements LockStore {
     private JdbcLockStore(Builder builder) {
         this.dataSource = builder.dataSource;
         this.table = builder.table;
-        this.operationTimeout = builder.operationTimeout;
-        this.idleRecordRetention = builder.idleRecordRetention;
-        this.retries = builder.retries;
+        this.operationTimeout = builder.getOperationTimeout();
+        this.idleRecordRetention = builder.getIdleRecordRetention();
+        this.retries = builder.getRetries();
     }
 
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
 
-    /** Settings of a {@link JdbcLockStore}; each setter checks its value and names it when refusing it. */
-    public static final class Builder {
+    /**
+     * Settings of a {@link JdbcLockStore}; each setter checks its value and names it when refusing it. The
+     * operation timeout (200 ms at the least) counts from when the call has a connection; the idle record
+     * retention is how long a free or expired row stays before {@link JdbcLockStore#purgeIdleRecords()} deletes
+     * it, so keep it well above the clock corrections your database host may see; retries (connection loss,
+     * deadlocks, timeouts) default to 3 attempts, backoff 20 ms doubling to 500 ms.
+     */
+    public static final class Builder extends StoreBuilder<Builder> {
         private final DataSource dataSource;
         private String table = "lockmanager_locks";
-        private Duration operationTimeout = Duration.ofSeconds(5);
-        private Duration idleRecordRetention = Duration.ofHours(1);
-        private RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
 
         private Builder(DataSource dataSource) {
-            Require.notNull(dataSource, "dataSource");
-            this.dataSource = dataSource;
+            // 200 ms: the driver's query timeout counts whole seconds, its network timeout milliseconds
+            super(Duration.ofMillis(200), new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500)));
+            this.dataSource = Require.notNull(dataSource, "dataSource");
         }
 
         /**
@@ -112,33 +116,6 @@ public final class JdbcLockStore implements LockStore {
                         + "(not starting with a digit, at most 63 each), was '" + table + "'");
             }
             this.table = table;
-            return this;
-        }
-
-        /**
-         * The longest one store call may take once it has a connection, its retries included: 200 ms to 10
-         * minutes. Keep it well under the lock manager's renewal interval. Default 5 s.
-         */
-        public Builder operationTimeout(Duration operationTimeout) {
-            // the driver's query timeout counts whole seconds, its network timeout milliseconds
-            this.operationTimeout = StoreSettings.operationTimeout(operationTimeout, Duration.ofMillis(200));
-            return this;
-        }
-
-        /**
-         * How long a free or expired row stays before {@link JdbcLockStore#purgeIdleRecords()} deletes it: 1 second
-         * to 365 days. A key locked again after its row was deleted gets a fencing token above every earlier one
-         * as long as the database clock never steps back by more than this, so keep it well above the clock
-         * corrections your database host may see. Default 1 hour.
-         */
-        public Builder idleRecordRetention(Duration idleRecordRetention) {
-            this.idleRecordRetention = StoreSettings.idleRecordRetention(idleRecordRetention);
-            return this;
-        }
-
-        /** How transient failures (connection loss, deadlocks, timeouts) are retried. Default 3 attempts. */
-        public Builder retries(RetryPolicy retries) {
-            this.retries = StoreSettings.retries(retries);
             return this;
         }
 
