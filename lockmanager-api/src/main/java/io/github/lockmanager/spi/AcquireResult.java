@@ -28,6 +28,18 @@ public final class AcquireResult {
         return new AcquireResult(false, holder);
     }
 
+    /**
+     * The answer to {@code requester} given the live record the store holds for its key: acquired when the record
+     * is the requester's own (a retried or ambiguous write that did apply), else held by the record's owner. This
+     * is how a store answers after a write whose outcome it could not see.
+     *
+     * @param current the live record, or {@code null} when there is none or it could not be read
+     */
+    public static AcquireResult fromRecord(LockHandle requester, LockRecord current) {
+        Require.notNull(requester, "requester");
+        return current != null && current.handle().equals(requester) ? acquired(current) : heldBy(current);
+    }
+
     public boolean isAcquired() {
         return acquired;
     }

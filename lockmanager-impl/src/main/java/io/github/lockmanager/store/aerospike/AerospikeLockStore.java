@@ -339,8 +339,7 @@ public final class AerospikeLockStore implements LockStore {
     static HoldState answer(BatchRecord result) {
         switch (result.resultCode) {
             case ResultCode.OK:
-                return LockStatus.ABORT.name().equals(result.record.getString(STATUS))
-                        ? HoldState.ABORT_REQUESTED : HoldState.HELD;
+                return HoldState.of(true, LockStatus.ABORT.name().equals(result.record.getString(STATUS)));
             case ResultCode.FILTERED_OUT:
             case ResultCode.KEY_NOT_FOUND_ERROR:
                 return HoldState.LOST;
@@ -357,9 +356,8 @@ public final class AerospikeLockStore implements LockStore {
         if (read.resultCode != ResultCode.OK || read.record == null) {
             return null;
         }
-        return !handle.ownerToken().equals(read.record.getString(OWNER)) ? HoldState.LOST
-                : LockStatus.ABORT.name().equals(read.record.getString(STATUS)) ? HoldState.ABORT_REQUESTED
-                : HoldState.HELD;
+        return HoldState.of(handle.ownerToken().equals(read.record.getString(OWNER)),
+                LockStatus.ABORT.name().equals(read.record.getString(STATUS)));
     }
 
     @Override

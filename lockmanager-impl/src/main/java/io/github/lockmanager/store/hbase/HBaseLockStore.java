@@ -297,9 +297,7 @@ public final class HBaseLockStore implements LockStore {
                 LockHandle handle = handles.get(i);
                 boolean renewed = ((CheckAndMutateResult) results[2 * i]).isSuccess();
                 byte[] abortFor = ((Result) results[2 * i + 1]).getValue(FAMILY, ABORT);
-                answers.put(handle, !renewed ? HoldState.LOST
-                        : Arrays.equals(abortFor, Bytes.toBytes(handle.ownerToken())) ? HoldState.ABORT_REQUESTED
-                        : HoldState.HELD);
+                answers.put(handle, HoldState.of(renewed, Arrays.equals(abortFor, Bytes.toBytes(handle.ownerToken()))));
             }
             return answers;
         });
@@ -317,9 +315,8 @@ public final class HBaseLockStore implements LockStore {
             for (int i = 0; i < handles.size(); i++) {
                 byte[] owner = Bytes.toBytes(handles.get(i).ownerToken());
                 Result result = results[i];
-                answers.put(handles.get(i), !Arrays.equals(owner, result.getValue(FAMILY, OWNER)) ? HoldState.LOST
-                        : Arrays.equals(owner, result.getValue(FAMILY, ABORT)) ? HoldState.ABORT_REQUESTED
-                        : HoldState.HELD);
+                answers.put(handles.get(i), HoldState.of(Arrays.equals(owner, result.getValue(FAMILY, OWNER)),
+                        Arrays.equals(owner, result.getValue(FAMILY, ABORT))));
             }
             return answers;
         });
@@ -336,7 +333,7 @@ public final class HBaseLockStore implements LockStore {
                 return table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(free))
                         .isSuccess();
             } catch (IOException e) {
-                // the delete may have applied: if the owner cell is no longer ours, the lock is released either way
+                // the write may have applied: if the owner cell is no longer ours, the lock is released either way
                 if (!Arrays.equals(owner, table.get(new Get(row).addColumn(FAMILY, OWNER)).getValue(FAMILY, OWNER))) {
                     return true;
                 }

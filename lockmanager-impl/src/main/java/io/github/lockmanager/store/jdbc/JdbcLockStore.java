@@ -286,15 +286,10 @@ public final class JdbcLockStore implements LockStore {
                 }
             }
             if (taken.isPresent()) {
-                LockRecord row = taken.get();
-                return row.handle().equals(handle) ? AcquireResult.acquired(row) : AcquireResult.heldBy(row);
+                return AcquireResult.fromRecord(handle, taken.get());
             }
             // name the holder: possibly this very acquisition, when an earlier attempt applied after all
-            Optional<LockRecord> current = queryOne(c, sql.readLive, handle.key());
-            if (current.isPresent() && current.get().handle().equals(handle)) {
-                return AcquireResult.acquired(current.get());
-            }
-            return AcquireResult.heldBy(current.orElse(null));
+            return AcquireResult.fromRecord(handle, queryOne(c, sql.readLive, handle.key()).orElse(null));
         });
     }
 
@@ -468,8 +463,7 @@ public final class JdbcLockStore implements LockStore {
         Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
         for (LockHandle handle : handles) {
             String status = statusByOwner.get(handle.ownerToken());
-            answers.put(handle, status == null ? HoldState.LOST
-                    : LockStatus.ABORT.name().equals(status) ? HoldState.ABORT_REQUESTED : HoldState.HELD);
+            answers.put(handle, HoldState.of(status != null, LockStatus.ABORT.name().equals(status)));
         }
         return answers;
     }

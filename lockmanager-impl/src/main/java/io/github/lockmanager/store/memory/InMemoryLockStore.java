@@ -88,8 +88,7 @@ public final class InMemoryLockStore implements LockStore {
                     lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false);
         });
         // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
-        LockRecord record = entry.record();
-        return entry.handle().equals(request.handle()) ? AcquireResult.acquired(record) : AcquireResult.heldBy(record);
+        return AcquireResult.fromRecord(request.handle(), entry.record());
     }
 
     @Override
@@ -123,7 +122,7 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     private static HoldState stateOf(Entry entry) {
-        return entry.aborted() ? HoldState.ABORT_REQUESTED : HoldState.HELD;
+        return HoldState.of(true, entry.aborted());
     }
 
     @Override
