@@ -9,7 +9,6 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
@@ -324,11 +323,6 @@ final class LockEngine implements LockManager {
                 continue;
             }
             locks.add(record.toLock());
-            Acquisition local = table.get(key.level(), key.name());
-            if (record.status() == LockStatus.ABORT && local != null
-                    && local.handle().equals(record.handle())) {
-                deliverAbort(local);
-            }
         }
         return locks;
     }

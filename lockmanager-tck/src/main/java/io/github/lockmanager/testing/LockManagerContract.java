@@ -327,6 +327,21 @@ public abstract class LockManagerContract {
         assertThat(a.lock("free").getLock().getStatus()).isEqualTo(LockStatus.RUNNING);
     }
 
+    @Test
+    void listingLocksChangesNothing() throws Exception {
+        // renewal and abort poll far apart: only a query that delivered aborts could interrupt the holder here
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).lease(Duration.ofMinutes(10))
+                .abortPollInterval(Duration.ofHours(1)));
+        LockManager b = node("b");
+        try (LockResource ignored = a.lock("job")) {
+            b.abort("job");
+            assertThat(a.getLocks()).singleElement().extracting(Lock::getStatus).isEqualTo(LockStatus.ABORT);
+            assertThat(Thread.currentThread().isInterrupted()).as("a query delivers no abort").isFalse();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     /** A thread of {@code node} that takes {@code key} and ends without unlocking it; returns once it has died. */
     private void dieHolding(LockManager node, String key) throws InterruptedException {
         Thread quitter = spawn("quitter", () -> {
