@@ -36,6 +36,7 @@ final class LeaseKeeper {
     private final EngineSettings settings;
     private final LockStore store;
     private final TimeSource time;
+    private final LeasePolicy leases;
     private final NamedThreadFactory keeperThreads;
     private final NamedThreadFactory watchdogThreads;
     private final ScheduledExecutorService keeperThread;
@@ -57,6 +58,7 @@ final class LeaseKeeper {
         this.settings = settings;
         this.store = settings.store();
         this.time = settings.timeSource();
+        this.leases = settings.leases();
         this.keeperThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper");
         this.watchdogThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-watchdog");
         this.keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
@@ -64,11 +66,11 @@ final class LeaseKeeper {
     }
 
     void start() {
-        nextRenewalNanos = time.nanoTime() + settings.renewalInterval().toNanos();
+        nextRenewalNanos = leases.nextRenewal(time.nanoTime());
         nextPurgeNanos = time.nanoTime() + settings.purgeInterval().toNanos();
-        long tick = settings.tick().toNanos();
+        long tick = leases.tick().toNanos();
         keeperThread.scheduleWithFixedDelay(this::keep, tick, tick, TimeUnit.NANOSECONDS);
-        long watch = settings.watchdogPeriod().toNanos();
+        long watch = leases.watchdogPeriod().toNanos();
         watchdogThread.scheduleWithFixedDelay(this::watch, watch, watch, TimeUnit.NANOSECONDS);
     }
 
@@ -133,7 +135,7 @@ final class LeaseKeeper {
                 allAnswered &= ask(held.subList(from, Math.min(held.size(), from + batch)), renewing);
             }
             if (renewing && allAnswered) {
-                nextRenewalNanos = now + settings.renewalInterval().toNanos();
+                nextRenewalNanos = leases.nextRenewal(now);
             }
             if (renewing) {
                 reportCycle(held.size(), time.nanoTime() - now);
@@ -141,7 +143,7 @@ final class LeaseKeeper {
             purgeWhenDue(now);
         } catch (RuntimeException | Error e) {
             log.error("Keeper cycle of node '{}' failed unexpectedly; it runs again in {}", settings.nodeId(),
-                    settings.tick(), e);
+                    leases.tick(), e);
         }
     }
 
@@ -152,7 +154,7 @@ final class LeaseKeeper {
      */
     private void reportCycle(int locks, long tookNanos) {
         long now = time.nanoTime();
-        if (tookNanos <= settings.slowCycleWarning().toNanos()
+        if (tookNanos <= leases.slowCycleWarning().toNanos()
                 || (slowCycleWarned && now - slowCycleWarnedAtNanos < TimeUnit.MINUTES.toNanos(1))) {
             return;
         }
@@ -162,8 +164,8 @@ final class LeaseKeeper {
         log.warn("Renewing the {} locks of node '{}' took {} ms in {} store calls, more than a quarter of the lease "
                         + "({} ms): if a cycle grows past about {} ms, locks are declared lost although the store is up. "
                         + "Look at the store's latency, raise renewalBatchSize ({}) or lengthen the lease.", locks,
-                settings.nodeId(), TimeUnit.NANOSECONDS.toMillis(tookNanos), batches, settings.lease().toMillis(),
-                settings.lease().minus(settings.lossMargin()).minus(settings.renewalInterval()).toMillis(),
+                settings.nodeId(), TimeUnit.NANOSECONDS.toMillis(tookNanos), batches, leases.lease().toMillis(),
+                leases.longestSafeCycle().toMillis(),
                 settings.renewalBatchSize());
     }
 
@@ -192,12 +194,12 @@ final class LeaseKeeper {
         long sentAt = time.nanoTime();
         Map<LockHandle, HoldState> answers;
         try {
-            answers = renewing ? store.renew(handles, settings.lease()) : store.check(handles);
+            answers = renewing ? store.renew(handles, leases.lease()) : store.check(handles);
         } catch (LockManagerException | RuntimeException e) {
             if (failures++ == 0) {
                 log.warn("Could not {} {} locks of node '{}' (first: {}): {}. Retrying every {}; a lock whose renewal "
                                 + "is not confirmed before its lease ends is declared lost", renewing ? "renew" : "check",
-                        batch.size(), settings.nodeId(), batch.get(0), e.toString(), settings.tick());
+                        batch.size(), settings.nodeId(), batch.get(0), e.toString(), leases.tick());
             } else {
                 log.debug("Store call for {} locks of node '{}' failed again: {}", batch.size(), settings.nodeId(), e.toString());
             }
@@ -207,14 +209,14 @@ final class LeaseKeeper {
             log.info("Store answers node '{}' again after {} failed calls", settings.nodeId(), failures);
             failures = 0;
         }
-        long confirmedUntil = sentAt + settings.lease().toNanos();
+        long confirmedUntil = leases.leaseEnd(sentAt);
         boolean complete = true;
         for (Acquisition acquisition : batch) {
             HoldState state = answers.get(acquisition.handle());
             if (state == null) {
                 // the store could not tell for this lock (a row-level error): ask again next tick
                 log.warn("Store {} could not tell whether lock {} of node '{}' is still held; its lease counts as "
-                        + "unconfirmed and it is asked again in {}", store, acquisition, settings.nodeId(), settings.tick());
+                        + "unconfirmed and it is asked again in {}", store, acquisition, settings.nodeId(), leases.tick());
                 complete = false;
                 continue;
             }
@@ -256,15 +258,15 @@ final class LeaseKeeper {
 
     private void watch() {
         try {
-            long deadline = time.nanoTime() + settings.lossMargin().toNanos();
+            long now = time.nanoTime();
             for (Acquisition acquisition : engine.heldAcquisitions()) {
-                if (deadline - acquisition.confirmedUntilNanos() >= 0) {
+                if (leases.atRisk(acquisition.confirmedUntilNanos(), now)) {
                     engine.lose(acquisition, LockLossReason.RENEWAL_UNCONFIRMED);
                 }
             }
         } catch (RuntimeException | Error e) {
             log.error("Watchdog of node '{}' failed unexpectedly; it runs again in {}", settings.nodeId(),
-                    settings.watchdogPeriod(), e);
+                    leases.watchdogPeriod(), e);
         }
     }
 }

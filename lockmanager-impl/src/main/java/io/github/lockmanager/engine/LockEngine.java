@@ -41,9 +41,7 @@ final class LockEngine implements LockManager {
 
     private final EngineSettings settings;
     private final LockStore store;
-    private final long leaseNanos;
-    /** Precomputed: {@link java.time.Duration#dividedBy} makes BigDecimals, too slow for every acquisition. */
-    private final long lossMarginNanos;
+    private final LeasePolicy leases;
     /** See {@link LockStore#isInMemory()}: no interrupt flag to set aside, no answer to time. */
     private final boolean inMemoryStore;
     private final AcquisitionTable table = new AcquisitionTable();
@@ -62,8 +60,7 @@ final class LockEngine implements LockManager {
     private LockEngine(EngineSettings settings) {
         this.settings = settings;
         this.store = settings.store();
-        this.leaseNanos = settings.lease().toNanos();
-        this.lossMarginNanos = settings.lossMargin().toNanos();
+        this.leases = settings.leases();
         this.inMemoryStore = store.isInMemory();
         this.dcKeys = LockKey.dc(settings.farmId(), settings.clientId(), "");
         this.xdcKeys = LockKey.xdc(settings.clientId(), "");
@@ -80,8 +77,8 @@ final class LockEngine implements LockManager {
             engine.adminBean.register();
         }
         log.info("Lock manager started: node '{}', client '{}', farm '{}', lease {}, renewal every {}, abort poll every {}, store {}",
-                settings.nodeId(), settings.clientId(), settings.farmId(), settings.lease(),
-                settings.renewalInterval(), settings.abortPollInterval(), settings.store());
+                settings.nodeId(), settings.clientId(), settings.farmId(), settings.leases().lease(),
+                settings.leases().renewalInterval(), settings.leases().abortPollInterval(), settings.store());
         return engine;
     }
 
@@ -154,7 +151,7 @@ final class LockEngine implements LockManager {
         AcquireResult result;
         try {
             LockRequest request = new LockRequest(handle, settings.nodeId(), mine.holderName());
-            result = withInterruptSetAside(() -> store.acquire(request, settings.lease()));
+            result = withInterruptSetAside(() -> store.acquire(request, leases.lease()));
         } catch (LockManagerException e) {
             abandon(mine);
             if (e.getErrorCode() == ErrorCode.LOCK_UNAVAILABLE) {
@@ -163,11 +160,11 @@ final class LockEngine implements LockManager {
                 throw refused;
             }
             // the write may have applied although the store could not confirm it: never leave it behind
-            keeper.releaseLater(handle, sentAt + leaseNanos);
+            keeper.releaseLater(handle, leases.leaseEnd(sentAt));
             throw e;
         } catch (RuntimeException e) {
             abandon(mine);
-            keeper.releaseLater(handle, sentAt + leaseNanos);
+            keeper.releaseLater(handle, leases.leaseEnd(sentAt));
             throw new LockManagerException(ErrorCode.INTERNAL_ERROR, "store " + store + " failed to acquire lock '"
                     + handle.key().name() + "': " + e, e);
         }
@@ -176,23 +173,23 @@ final class LockEngine implements LockManager {
             return result;
         }
         long tookNanos = inMemoryStore ? 0 : settings.timeSource().nanoTime() - sentAt;
-        if (tookNanos >= leaseNanos - lossMarginNanos) {
+        if (leases.tooLateToUse(tookNanos)) {
             // the watchdog would declare it lost at once: the holder could not do any work under it. Released
             // before it is retired, so that a waiter of this node that wakes finds the key free in the store
             mine.end();
-            releaseInStore(handle, sentAt + leaseNanos);
+            releaseInStore(handle, leases.leaseEnd(sentAt));
             retire(mine);
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "acquiring lock '" + handle.key().name()
                     + "' took " + TimeUnit.NANOSECONDS.toMillis(tookNanos) + " ms, too close to its lease of "
-                    + settings.lease().toMillis() + " ms for the holder to rely on it; it was released. The store is "
+                    + leases.lease().toMillis() + " ms for the holder to rely on it; it was released. The store is "
                     + "slow: look at its latency, or lengthen the lease");
         }
-        mine.grant(result.record(), sentAt, sentAt + leaseNanos);
+        mine.grant(result.record(), sentAt, leases.leaseEnd(sentAt));
         if (lifecycle.get() != Lifecycle.OPEN) {
             // close() ran while the store call was in flight: the lock must not outlive the manager; whoever
             // ends the acquisition first (this thread or close()) releases it
             if (mine.end()) {
-                releaseInStore(handle, sentAt + leaseNanos);
+                releaseInStore(handle, leases.leaseEnd(sentAt));
                 retire(mine);
             }
             throw closedException();

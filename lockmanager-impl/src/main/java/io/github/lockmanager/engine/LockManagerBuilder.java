@@ -218,14 +218,10 @@ public final class LockManagerBuilder {
                     + "clock while the store frees the key by another. Use TimeSource.system() with this store, or an "
                     + "InMemoryLockStore built with the same time source");
         }
-        Duration renewal = renewalInterval != null ? renewalInterval : lease.dividedBy(3);
-        if (renewal.multipliedBy(3).compareTo(lease) > 0) {
-            throw new IllegalStateException("renewalInterval (" + renewal + ") must be at most a third of the lease ("
-                    + lease + "), so that two renewals can fail before the lease runs out");
-        }
+        LeasePolicy leases = LeasePolicy.of(lease, renewalInterval, abortPollInterval);
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
-                nodeId != null ? nodeId : defaultNodeId(), lease, renewal, abortPollInterval, renewalBatchSize,
-                defaultLevel, timeSource, lossListener, shutdownTimeout, purgeInterval, registerMBean);
+                nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,
+                lossListener, shutdownTimeout, purgeInterval, registerMBean);
         store.initialize();
         return LockEngine.start(settings);
     }
