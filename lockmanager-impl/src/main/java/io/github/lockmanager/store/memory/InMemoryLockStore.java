@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A store in this JVM's memory: the embedded default, for one process, tests and demos. Several lock managers
  * in one JVM may share an instance and then contend exactly as nodes of a cluster do. Leases are measured by
- * the {@link TimeSource} given (share a {@link io.github.lockmanager.ManualTimeSource} with the managers to move
+ * the {@link TimeSource} given (share a {@code ManualTimeSource} of {@code lockmanager-tck} with the managers to move
  * time in tests). Fencing tokens come from one counter, so they increase across all keys. Nothing survives the
  * JVM. {@link #close()} does nothing: the records stay for whoever else shares the instance.
  */

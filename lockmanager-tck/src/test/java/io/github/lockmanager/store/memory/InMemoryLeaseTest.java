@@ -5,12 +5,12 @@ import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.ManualTimeSource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.testing.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,12 +1,12 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
-import io.github.lockmanager.ManualTimeSource;
-import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.store.support.ForwardingLockStore;
+import io.github.lockmanager.testing.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import javax.management.JMX;

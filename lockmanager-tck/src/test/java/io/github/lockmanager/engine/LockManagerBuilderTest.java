@@ -2,8 +2,8 @@ package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.ManualTimeSource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
+import io.github.lockmanager.testing.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,6 +1,8 @@
-package io.github.lockmanager;
+package io.github.lockmanager.testing;
 
+import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.Require;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;

@@ -3,11 +3,11 @@ package io.github.lockmanager.engine;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.ManualTimeSource;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.store.support.ForwardingLockStore;
+import io.github.lockmanager.testing.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
