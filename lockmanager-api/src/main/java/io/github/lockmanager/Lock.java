@@ -1,6 +1,5 @@
 package io.github.lockmanager;
 
-import io.github.lockmanager.spi.Require;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -1,6 +1,5 @@
 package io.github.lockmanager;
 
-import io.github.lockmanager.spi.Require;
 
 /**
  * The lock manager or its store could not do what was asked. {@link #getErrorCode()} says why; the

@@ -1,5 +1,7 @@
 package io.github.lockmanager.spi;
 
+import io.github.lockmanager.Require;
+
 
 /**
  * The answer of {@link LockStore#acquire}: either the new record, or the record of whoever holds the key.

@@ -1,5 +1,7 @@
 package io.github.lockmanager.spi;
 
+import io.github.lockmanager.Require;
+
 
 /**
  * One acquisition of a lock: its key and the owner token that acquisition wrote. Every store write that

@@ -1,6 +1,7 @@
 package io.github.lockmanager.spi;
 
 import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.Require;
 
 import java.util.Objects;
 

@@ -2,6 +2,7 @@ package io.github.lockmanager.spi;
 
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.Require;
 
 import java.time.Instant;
 

@@ -1,5 +1,7 @@
 package io.github.lockmanager.spi;
 
+import io.github.lockmanager.Require;
+
 
 /**
  * What {@link LockStore#acquire} writes: the handle of the new acquisition and who takes it.

@@ -1,7 +1,7 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
-import io.github.lockmanager.spi.Require;
+import io.github.lockmanager.Require;
 
 /** Checks a caller's key and ids against the rules {@link LockManager} documents, naming what is wrong. */
 final class KeyValidator {

@@ -9,13 +9,13 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
-import io.github.lockmanager.spi.Require;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,10 +4,10 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossListener;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockStore;
-import io.github.lockmanager.spi.Require;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

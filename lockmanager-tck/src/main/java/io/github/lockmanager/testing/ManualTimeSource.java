@@ -1,7 +1,7 @@
 package io.github.lockmanager.testing;
 
+import io.github.lockmanager.Require;
 import io.github.lockmanager.TimeSource;
-import io.github.lockmanager.spi.Require;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.spi.Require;
+import io.github.lockmanager.Require;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;

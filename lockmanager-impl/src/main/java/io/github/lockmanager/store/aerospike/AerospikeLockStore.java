@@ -1,6 +1,6 @@
 package io.github.lockmanager.store.aerospike;
 
-import io.github.lockmanager.spi.Require;
+import io.github.lockmanager.Require;
 import com.aerospike.client.AerospikeException;
 import com.aerospike.client.BatchRead;
 import com.aerospike.client.BatchRecord;

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.memory;
 
 import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
@@ -9,7 +10,6 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
-import io.github.lockmanager.spi.Require;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,9 @@
-package io.github.lockmanager.spi;
+package io.github.lockmanager;
 
-import io.github.lockmanager.Lock;
-import io.github.lockmanager.LockLevel;
-import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;

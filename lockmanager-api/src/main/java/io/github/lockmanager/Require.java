@@ -1,4 +1,4 @@
-package io.github.lockmanager.spi;
+package io.github.lockmanager;
 
 /**
  * The argument checks of lockmanager's builders, stores and value types, written once so that every bad argument
