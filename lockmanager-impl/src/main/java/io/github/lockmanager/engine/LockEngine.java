@@ -6,8 +6,8 @@ import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
-import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.AcquireResult;
@@ -392,11 +392,11 @@ final class LockEngine implements LockManager {
         retire(acquisition);
     }
 
-    /** The acquisitions currently held, in no particular order. */
     LockManagerMXBean admin() {
         return adminBean;
     }
 
+    /** The acquisitions currently held, in no particular order. */
     List<Acquisition> heldAcquisitions() {
         return table.held();
     }

@@ -1,8 +1,8 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
-import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.store.support.ForwardingLockStore;

@@ -1,7 +1,7 @@
 package io.github.lockmanager.store.hbase;
 
-import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.AcquireResult;
@@ -11,8 +11,8 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
-import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import io.github.lockmanager.store.support.RetryPolicy;
+import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import io.github.lockmanager.store.support.StoreBuilder;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;

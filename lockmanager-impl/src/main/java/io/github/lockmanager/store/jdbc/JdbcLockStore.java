@@ -1,7 +1,7 @@
 package io.github.lockmanager.store.jdbc;
 
-import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.AcquireResult;
