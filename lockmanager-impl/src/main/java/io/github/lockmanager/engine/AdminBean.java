@@ -86,8 +86,10 @@ final class AdminBean implements LockManagerMXBean {
         try {
             engine.abort(key);
         } catch (LockManagerException e) {
-            // a JDK exception type without our exception as its cause, so that a remote JMX console can show it
-            // without our classes; the message carries the error code
+            // the caller gets a JDK exception type without our exception as its cause, so that a remote JMX
+            // console can show it without our classes; the cause with its stack goes to the log instead
+            log.warn("Admin abort of lock '{}' asked on node '{}' failed; the holder was not asked to stop and the "
+                    + "abort may be asked again", key, getNodeId(), e);
             throw new IllegalStateException("could not abort '" + key + "': " + e.getMessage());
         }
     }
