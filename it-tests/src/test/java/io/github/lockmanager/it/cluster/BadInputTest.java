@@ -10,7 +10,7 @@ import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
-import io.github.lockmanager.it.jdbc.DatabaseAccess;
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -28,7 +28,7 @@ final class Stores {
     }
 
     static Target hbase(String table) {
-        Configuration conf = io.github.lockmanager.it.hbase.HBaseClusterAccess.connection().getConfiguration();
+        Configuration conf = io.github.lockmanager.store.hbase.HBaseClusterAccess.connection().getConfiguration();
         return new Target() {
             @Override
             public String name() {
@@ -46,7 +46,7 @@ final class Stores {
 
             @Override
             public LockStore store() throws LockManagerException {
-                HBaseLockStore store = HBaseLockStore.builder(io.github.lockmanager.it.hbase.HBaseClusterAccess.connection())
+                HBaseLockStore store = HBaseLockStore.builder(io.github.lockmanager.store.hbase.HBaseClusterAccess.connection())
                         .tableName(table).build();
                 store.initialize();
                 return store;
@@ -56,7 +56,7 @@ final class Stores {
 
     /** The tests' PostgreSQL database ({@code -Dlockmanager.postgres.url}, default the local {@code test}). */
     static Target postgres(String table) {
-        String url = io.github.lockmanager.it.jdbc.DatabaseAccess.postgresUrl();
+        String url = io.github.lockmanager.store.jdbc.DatabaseAccess.postgresUrl();
         return new Target() {
             @Override
             public String name() {
@@ -74,7 +74,7 @@ final class Stores {
 
             @Override
             public LockStore store() throws LockManagerException {
-                JdbcLockStore store = JdbcLockStore.builder(io.github.lockmanager.it.jdbc.DatabaseAccess.postgres())
+                JdbcLockStore store = JdbcLockStore.builder(io.github.lockmanager.store.jdbc.DatabaseAccess.postgres())
                         .tableName(table).build();
                 store.initialize();
                 return store;

@@ -1,6 +1,6 @@
 package io.github.lockmanager.it.vthreads;
 
-import io.github.lockmanager.it.jdbc.DatabaseAccess;
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

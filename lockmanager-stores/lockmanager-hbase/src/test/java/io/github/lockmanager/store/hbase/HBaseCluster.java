@@ -1,0 +1,76 @@
+package io.github.lockmanager.store.hbase;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+
+import io.github.lockmanager.LockManagerException;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The HBase every test of this JVM shares: an external cluster when {@code -Dlockmanager.hbase.zookeeper.quorum}
+ * names its ZooKeeper quorum (with {@code -Dlockmanager.hbase.zookeeper.port}, default 2181), else a mini cluster
+ * started on first use and stopped when the JVM exits.
+ */
+final class HBaseCluster {
+    static final String QUORUM_PROPERTY = "lockmanager.hbase.zookeeper.quorum";
+    private static Connection connection;
+    private static final Map<String, HBaseLockStore> STORES = new ConcurrentHashMap<>();
+
+    private HBaseCluster() {
+    }
+
+    static synchronized Connection connection() {
+        if (connection == null) {
+            try {
+                connection = connect();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not start or reach HBase for the tests", e);
+            }
+        }
+        return connection;
+    }
+
+    /** An initialized store on {@code table}, one per table for the whole test JVM. */
+    static HBaseLockStore store(String table) {
+        return STORES.computeIfAbsent(table, name -> {
+            HBaseLockStore store = HBaseLockStore.builder(connection()).tableName(name).build();
+            try {
+                store.initialize();
+            } catch (LockManagerException e) {
+                throw new IllegalStateException("cannot create HBase table " + name, e);
+            }
+            return store;
+        });
+    }
+
+    private static Connection connect() throws Exception {
+        String quorum = System.getProperty(QUORUM_PROPERTY);
+        if (quorum != null && !quorum.isBlank()) {
+            Configuration conf = HBaseConfiguration.create();
+            conf.set("hbase.zookeeper.quorum", quorum);
+            conf.set("hbase.zookeeper.property.clientPort", System.getProperty("lockmanager.hbase.zookeeper.port", "2181"));
+            System.out.println("HBase tests use the external cluster at " + quorum);
+            return ConnectionFactory.createConnection(conf);
+        }
+        long start = System.nanoTime();
+        HBaseTestingUtility util = new HBaseTestingUtility();
+        util.getConfiguration().setInt("hbase.regionserver.handler.count", 10);
+        util.startMiniCluster();
+        System.out.printf("HBase mini cluster started in %d ms%n", (System.nanoTime() - start) / 1_000_000);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                util.shutdownMiniCluster();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, "hbase-mini-cluster-shutdown"));
+        return util.getConnection();
+    }
+}

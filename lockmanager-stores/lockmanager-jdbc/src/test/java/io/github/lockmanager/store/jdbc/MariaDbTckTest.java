@@ -1,0 +1,11 @@
+package io.github.lockmanager.store.jdbc;
+
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.testing.StoreTck;
+
+class MariaDbTckTest extends StoreTck {
+    @Override
+    protected LockStore store() {
+        return Database.MARIADB.tckStore();
+    }
+}

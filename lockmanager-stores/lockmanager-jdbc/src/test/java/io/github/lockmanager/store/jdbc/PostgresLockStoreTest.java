@@ -1,0 +1,72 @@
+package io.github.lockmanager.store.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.testing.InstrumentedStore;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class PostgresLockStoreTest extends JdbcLockStoreContract {
+    PostgresLockStoreTest() {
+        super(Database.POSTGRES);
+    }
+
+    /*
+     * The driver switches a statement to a server-side prepared one from its 5th execution on, and PostgreSQL
+     * may then keep a generic plan costed while the table was small. force_generic_plan makes that happen at
+     * once; the table then grows to 200,000 live rows. A renewal whose plan compares every row with a list of
+     * parameters takes over a second per batch then, and the locks are lost; a lease of 3 s leaves a loaded machine
+     * room enough that nothing else can lose them.
+     */
+    @Test
+    void renewalStaysCheapOnAPlanCachedWhileTheTableWasSmall() throws Exception {
+        String table = "lm_plan_" + UUID.randomUUID().toString().substring(0, 8);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(Database.POSTGRES.url());
+        config.setUsername(Database.POSTGRES.user());
+        config.setMaximumPoolSize(1);
+        config.setConnectionInitSql("SET plan_cache_mode = force_generic_plan");
+        List<LockLossReason> losses = new CopyOnWriteArrayList<>();
+        try (HikariDataSource generic = new HikariDataSource(config)) {
+            InstrumentedStore store = new InstrumentedStore(JdbcLockStore.builder(generic).tableName(table).build());
+            try (LockManager node = LockManagerBuilder.newBuilder().store(store).nodeId("planned")
+                    .lease(Duration.ofSeconds(3)).abortPollInterval(Duration.ofSeconds(5))
+                    .lossListener((lock, holder, reason) -> losses.add(reason)).build()) {
+                List<LockResource> held = new ArrayList<>();
+                for (int i = 0; i < 400; i++) {
+                    held.add(node.lock("k" + i));
+                }
+                // every batch statement has run often enough on the one connection to be prepared and planned
+                await().atMost(Duration.ofSeconds(60)).until(() -> store.calls("renew") >= 16);
+                try (Connection c = generic.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO " + table + " SELECT 'XDC#pad#' || g, 'other-' || g, 'n', 't', 'RUNNING', 0, "
+                            + "9000000000000, 1, 0 FROM generate_series(1, 200000) g");
+                }
+                long renewalsBefore = store.calls("renew");
+                await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20)).until(losses::isEmpty);
+                System.out.printf("PostgreSQL, 400 locks among 200,000 live rows on a generic plan: %d renew calls "
+                        + "in 8 s, %d losses%n", store.calls("renew") - renewalsBefore, losses.size());
+                assertThat(held).noneMatch(LockResource::isLost);
+                held.forEach(LockResource::close);
+            }
+        } finally {
+            try (Connection c = Database.POSTGRES.shared().getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS " + table);
+            }
+        }
+    }
+}
