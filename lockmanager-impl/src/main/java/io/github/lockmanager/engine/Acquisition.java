@@ -15,10 +15,14 @@ import java.util.function.IntUnaryOperator;
 
 /**
  * One acquisition of one key by one thread of this node, from the store call that asks for it to the moment
- * it ends (last hold released, lost, reclaimed or shut down) and then is gone (its record released in the store,
- * or known not to be ours, and the entry out of the local table). Between the two, threads of this node still
- * see the key as held here, so a local waiter wakes only when the store will let it in. The local table maps
- * each key to at most one.
+ * it ends and then is gone (its record released in the store, or known not to be ours, and the entry out of the
+ * local table: {@link AcquisitionTable#retire}). Between the two, threads of this node still see the key as held
+ * here, so a local waiter wakes only when the store will let it in. The local table maps each key to at most one.
+ *
+ * <p>It ends in one of four ways, each with one verb: {@code release} ({@link Releaser}: the last hold was given
+ * back, or the manager gave it back for its holder at shutdown or because it came too late to use),
+ * {@code reclaim} ({@link Releaser}: the holder thread died), {@code lose} ({@link Delivery}: the store or the
+ * clock says it is no longer ours) and {@code abandon} ({@link Acquirer}: the store did not grant it).
  *
  * <p>The hold count and the state share one field changed by compare-and-set, so a re-entry and its unlock cost
  * one atomic update each and no monitor. The rarer changes (abort delivery, "gone") are under this object's

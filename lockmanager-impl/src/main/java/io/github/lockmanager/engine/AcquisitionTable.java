@@ -34,6 +34,12 @@ final class AcquisitionTable {
         byLevel.get(acquisition.key().level().ordinal()).remove(acquisition.key().name(), acquisition);
     }
 
+    /** Takes an ended acquisition out of the table and wakes whoever waits for it to be gone. */
+    void retire(Acquisition acquisition) {
+        remove(acquisition);
+        acquisition.markGone();
+    }
+
     /** The acquisitions currently held, in no particular order. */
     List<Acquisition> held() {
         List<Acquisition> held = new ArrayList<>(size());

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,11 +17,16 @@ import java.util.concurrent.TimeUnit;
 final class AdminBean implements LockManagerMXBean {
     private static final Logger log = LoggerFactory.getLogger(AdminBean.class);
 
-    private final LockEngine engine;
+    private final EngineSettings settings;
+    private final AcquisitionTable table;
+    /** Aborts go through the manager's API, which checks the key as for any caller. */
+    private final LockManager manager;
     private volatile ObjectName registeredAs;
 
-    AdminBean(LockEngine engine) {
-        this.engine = engine;
+    AdminBean(EngineSettings settings, AcquisitionTable table, LockManager manager) {
+        this.settings = settings;
+        this.table = table;
+        this.manager = manager;
     }
 
     static ObjectName name(String clientId, String nodeId) throws JMException {
@@ -55,23 +61,23 @@ final class AdminBean implements LockManagerMXBean {
 
     @Override
     public String getNodeId() {
-        return engine.getNodeId();
+        return settings.nodeId();
     }
 
     @Override
     public String getClientId() {
-        return engine.settings().clientId();
+        return settings.clientId();
     }
 
     @Override
     public int getHeldLockCount() {
-        return engine.heldAcquisitions().size();
+        return table.held().size();
     }
 
     @Override
     public List<HeldLockInfo> getHeldLocks() {
-        long now = engine.settings().timeSource().nanoTime();
-        List<Acquisition> held = engine.heldAcquisitions();
+        long now = settings.timeSource().nanoTime();
+        List<Acquisition> held = table.held();
         List<HeldLockInfo> rows = new ArrayList<>(held.size());
         for (Acquisition acquisition : held) {
             rows.add(new HeldLockInfo(acquisition.key().level().name(), acquisition.key().name(),
@@ -84,7 +90,7 @@ final class AdminBean implements LockManagerMXBean {
     @Override
     public void abort(String key) {
         try {
-            engine.abort(key);
+            manager.abort(key);
         } catch (LockManagerException e) {
             // the caller gets a JDK exception type without our exception as its cause, so that a remote JMX
             // console can show it without our classes; the cause with its stack goes to the log instead

@@ -18,14 +18,14 @@ final class HoldResource implements LockResource {
         }
     }
 
-    private final LockEngine engine;
+    private final Releaser releaser;
     private final Acquisition acquisition;
     private final boolean newLock;
     /** A field rather than an AtomicBoolean: one object per hold instead of two. */
     private volatile boolean closed;
 
-    HoldResource(LockEngine engine, Acquisition acquisition, boolean newLock) {
-        this.engine = engine;
+    HoldResource(Releaser releaser, Acquisition acquisition, boolean newLock) {
+        this.releaser = releaser;
         this.acquisition = acquisition;
         this.newLock = newLock;
     }
@@ -33,7 +33,7 @@ final class HoldResource implements LockResource {
     @Override
     public void close() {
         if (CLOSED.compareAndSet(this, false, true)) {
-            engine.dropHold(acquisition);
+            releaser.dropHold(acquisition);
         }
     }
 
@@ -44,7 +44,7 @@ final class HoldResource implements LockResource {
 
     @Override
     public Lock getLock() {
-        return acquisition.grantedLock(engine.getNodeId());
+        return acquisition.grantedLock(releaser.nodeId());
     }
 
     @Override

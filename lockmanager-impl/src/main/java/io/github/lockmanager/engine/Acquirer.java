@@ -1,0 +1,166 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Takes a key that the calling thread does not hold yet: from the local table when a thread of this node has it
+ * (a refusal, or a stale entry cleaned up), else from the store. Every way out of here leaves the table right:
+ * a granted acquisition in it, anything else out of it and its record released.
+ */
+final class Acquirer {
+    private static final Logger log = LoggerFactory.getLogger(Acquirer.class);
+
+    private final String nodeId;
+    private final LockStore store;
+    private final TimeSource time;
+    private final LeasePolicy leases;
+    /** See {@link LockStore#isInMemory()}: an answer that is not worth timing. */
+    private final boolean inMemoryStore;
+    private final AcquisitionTable table;
+    private final KeyScope keys;
+    private final Lifecycle lifecycle;
+    private final StoreCalls calls;
+    private final Releaser releaser;
+    /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
+    private final String ownerTokenPrefix;
+    private final AtomicLong ownerTokenCounter = new AtomicLong();
+
+    Acquirer(EngineSettings settings, AcquisitionTable table, KeyScope keys, Lifecycle lifecycle, StoreCalls calls,
+             Releaser releaser) {
+        this.nodeId = settings.nodeId();
+        this.store = settings.store();
+        this.time = settings.timeSource();
+        this.leases = settings.leases();
+        this.inMemoryStore = store.isInMemory();
+        this.table = table;
+        this.keys = keys;
+        this.lifecycle = lifecycle;
+        this.calls = calls;
+        this.releaser = releaser;
+        byte[] random = new byte[8];
+        new SecureRandom().nextBytes(random);
+        this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
+    }
+
+    LockResource acquire(String key, LockLevel level, Thread me) throws LockException {
+        boolean leftoverReleased = false;
+        while (true) {
+            Acquisition existing = table.get(level, key);
+            if (existing != null) {
+                if (existing.isHeldBy(me) && existing.addHold()) {
+                    return new HoldResource(releaser, existing, false);
+                }
+                if (existing.isGone()) {
+                    table.remove(existing);
+                    continue;
+                }
+                if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
+                    releaser.reclaim(existing);
+                    continue;
+                }
+                throw new AlreadyLockedException(key, nodeId, existing.holderName(), true);
+            }
+            // a key already in the table passed this when it was first locked
+            KeyValidator.validate(key);
+            Acquisition mine = new Acquisition(
+                    LockHandle.of(keys.storeKey(level, key), ownerTokenPrefix, ownerTokenCounter.incrementAndGet()), me);
+            if (table.putIfAbsent(mine) != null) {
+                continue;
+            }
+            AcquireResult result = fromStore(mine);
+            if (result.isAcquired()) {
+                return new HoldResource(releaser, mine, true);
+            }
+            LockRecord holder = result.record();
+            if (!leftoverReleased && holder != null && releaser.isPending(holder.handle())) {
+                // our own earlier release failed and is still queued: finish it now rather than refuse ourselves
+                leftoverReleased = releaser.releaseNow(holder.handle());
+                if (leftoverReleased) {
+                    continue;
+                }
+            }
+            throw holder == null
+                    ? new AlreadyLockedException(key, null, null, false)
+                    : new AlreadyLockedException(key, holder.nodeId(), holder.threadName(), false);
+        }
+    }
+
+    /** Asks the store for {@code mine}; on anything but success {@code mine} is ended and out of the table. */
+    private AcquireResult fromStore(Acquisition mine) throws LockException {
+        LockHandle handle = mine.handle();
+        long sentAt = time.nanoTime();
+        AcquireResult result;
+        try {
+            LockRequest request = new LockRequest(handle, nodeId, mine.holderName());
+            result = calls.run(() -> store.acquire(request, leases.lease()));
+        } catch (LockManagerException e) {
+            abandon(mine);
+            if (e.getErrorCode() == ErrorCode.LOCK_UNAVAILABLE) {
+                AlreadyLockedException refused = new AlreadyLockedException(handle.key().name(), null, null, false);
+                refused.initCause(e);
+                throw refused;
+            }
+            // the write may have applied although the store could not confirm it: never leave it behind
+            releaser.releaseLater(handle, leases.leaseEnd(sentAt));
+            throw e;
+        } catch (RuntimeException e) {
+            abandon(mine);
+            releaser.releaseLater(handle, leases.leaseEnd(sentAt));
+            throw new LockManagerException(ErrorCode.INTERNAL_ERROR, "store " + store + " failed to acquire lock '"
+                    + handle.key().name() + "': " + e, e);
+        }
+        if (!result.isAcquired()) {
+            abandon(mine);
+            return result;
+        }
+        long tookNanos = inMemoryStore ? 0 : time.nanoTime() - sentAt;
+        if (leases.tooLateToUse(tookNanos)) {
+            // the watchdog would declare it lost at once: the holder could not do any work under it. Released
+            // before it leaves the table, so that a waiter of this node that wakes finds the key free in the store
+            mine.end();
+            releaser.release(mine, leases.leaseEnd(sentAt));
+            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "acquiring lock '" + handle.key().name()
+                    + "' took " + TimeUnit.NANOSECONDS.toMillis(tookNanos) + " ms, too close to its lease of "
+                    + leases.lease().toMillis() + " ms for the holder to rely on it; it was released. The store is "
+                    + "slow: look at its latency, or lengthen the lease");
+        }
+        mine.grant(result.record(), sentAt, leases.leaseEnd(sentAt));
+        if (!lifecycle.isOpen()) {
+            // close() ran while the store call was in flight: the lock must not outlive the manager; whoever
+            // ends the acquisition first (this thread or close()) releases it
+            if (mine.end()) {
+                releaser.release(mine, leases.leaseEnd(sentAt));
+            }
+            throw lifecycle.closedException();
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("Lock '{}' acquired by thread '{}' on node '{}', fencing token {}",
+                    handle.key().name(), mine.holderName(), nodeId, result.record().fencingToken());
+        }
+        return result;
+    }
+
+    /** Ends an acquisition the store did not grant; it has no record to release. */
+    private void abandon(Acquisition acquisition) {
+        acquisition.end();
+        table.retire(acquisition);
+    }
+}

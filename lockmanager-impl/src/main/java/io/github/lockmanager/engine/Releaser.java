@@ -1,0 +1,125 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Releases this node's records in the store, and retries those whose release failed until it succeeds or the
+ * lease has ended anyway. A release is cleanup that must happen even for an interrupted holder (abort and loss
+ * interrupt it), so it runs with the interrupt flag set aside.
+ */
+final class Releaser {
+    private static final Logger log = LoggerFactory.getLogger(Releaser.class);
+
+    private final String nodeId;
+    private final LockStore store;
+    private final AcquisitionTable table;
+    private final StoreCalls calls;
+    /** Releases to retry, with the engine time after which the lease has ended anyway. */
+    private final Map<LockHandle, Long> pending = new ConcurrentHashMap<>();
+
+    Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls) {
+        this.nodeId = settings.nodeId();
+        this.store = settings.store();
+        this.table = table;
+        this.calls = calls;
+    }
+
+    /** The node whose records this releases. */
+    String nodeId() {
+        return nodeId;
+    }
+
+    /** Gives back one hold of {@code acquisition}, from any thread; the last one releases it. */
+    void dropHold(Acquisition acquisition) {
+        if (acquisition.dropHold()) {
+            release(acquisition, acquisition.confirmedUntilNanos());
+        }
+    }
+
+    /**
+     * Releases an ended acquisition: removes its record if the record is still this acquisition's (or queues that
+     * until {@code leaseEndNanos} if the store fails), then takes it out of the table, which wakes this node's
+     * waiters only once the store will let them in.
+     */
+    void release(Acquisition acquisition, long leaseEndNanos) {
+        LockHandle handle = acquisition.handle();
+        try {
+            if (!calls.run(() -> store.release(handle))) {
+                log.warn("Lock '{}' of node '{}' was no longer this node's in the store when released (its lease had "
+                        + "ended or it was lost); nothing of anyone else's was touched", handle.key().name(), nodeId);
+            }
+        } catch (LockManagerException | RuntimeException e) {
+            log.warn("Could not release lock '{}' of node '{}' in store {}: {}. Retrying in the background until its "
+                    + "lease ends", handle.key().name(), nodeId, store, e.toString());
+            releaseLater(handle, leaseEndNanos);
+        }
+        table.retire(acquisition);
+    }
+
+    /** Ends and releases the acquisition of a holder thread that died without unlocking. */
+    void reclaim(Acquisition acquisition) {
+        if (!acquisition.end()) {
+            return;
+        }
+        log.warn("Thread '{}' died holding lock '{}' on node '{}' ({} unbalanced holds): releasing it",
+                acquisition.holderName(), acquisition.key().name(), nodeId, acquisition.holds());
+        release(acquisition, acquisition.confirmedUntilNanos());
+    }
+
+    /** Retries the release of {@code handle} until it succeeds or {@code leaseEndNanos} has passed. */
+    void releaseLater(LockHandle handle, long leaseEndNanos) {
+        pending.merge(handle, leaseEndNanos, Math::max);
+    }
+
+    boolean isPending(LockHandle handle) {
+        return pending.containsKey(handle);
+    }
+
+    /** Tries a pending release at once; {@code true} if the record is no longer there for {@code handle}. */
+    boolean releaseNow(LockHandle handle) {
+        try {
+            calls.run(() -> store.release(handle));
+            pending.remove(handle);
+            return true;
+        } catch (LockManagerException | RuntimeException e) {
+            log.warn("Release of lock '{}' of node '{}' failed again: {}", handle.key().name(), nodeId, e.toString());
+            return false;
+        }
+    }
+
+    /** One attempt at every pending release; those whose lease has ended by {@code nowNanos} are given up. */
+    void retryPending(long nowNanos) {
+        for (Iterator<Map.Entry<LockHandle, Long>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<LockHandle, Long> entry = it.next();
+            LockHandle handle = entry.getKey();
+            try {
+                store.release(handle);
+                it.remove();
+                log.info("Pending release of lock '{}' of node '{}' done", handle.key().name(), nodeId);
+            } catch (LockManagerException | RuntimeException e) {
+                if (nowNanos - entry.getValue() >= 0) {
+                    it.remove();
+                    log.warn("Giving up releasing lock '{}' of node '{}' ({}): its lease has ended, so the store no "
+                            + "longer counts it", handle.key().name(), nodeId, e.toString());
+                }
+            }
+        }
+    }
+
+    /** The last attempt, at shutdown: what still fails is left to expire. */
+    void retryPendingOnClose(long nowNanos) {
+        retryPending(nowNanos);
+        if (!pending.isEmpty()) {
+            log.warn("Node '{}' closes with {} lock records it could not release: they expire after their lease",
+                    nodeId, pending.size());
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Renews every held lock in batches when renewal is due, and checks them for abort marks in between. Driven by
+ * the local table, never by what the store says this node owns, so a lock released locally is never kept alive.
+ * Runs on the keeper thread only, which is why its fields need no synchronization.
+ */
+final class Renewal {
+    private static final Logger log = LoggerFactory.getLogger(Renewal.class);
+
+    private final String nodeId;
+    private final LockStore store;
+    private final TimeSource time;
+    private final LeasePolicy leases;
+    private final int batchSize;
+    private final AcquisitionTable table;
+    private final Delivery delivery;
+    private long nextRenewalNanos;
+    /** Store calls failed in a row. */
+    private int failures;
+    /** When the last slow-cycle warning was logged. */
+    private long slowCycleWarnedAtNanos;
+    private boolean slowCycleWarned;
+
+    Renewal(EngineSettings settings, AcquisitionTable table, Delivery delivery) {
+        this.nodeId = settings.nodeId();
+        this.store = settings.store();
+        this.time = settings.timeSource();
+        this.leases = settings.leases();
+        this.batchSize = settings.renewalBatchSize();
+        this.table = table;
+        this.delivery = delivery;
+        this.nextRenewalNanos = leases.nextRenewal(time.nanoTime());
+    }
+
+    /** Renews (when due) or checks every held lock, one store call per batch. */
+    void cycle(long nowNanos) {
+        List<Acquisition> held = table.held();
+        boolean renewing = nowNanos - nextRenewalNanos >= 0;
+        boolean allAnswered = true;
+        for (int from = 0; from < held.size(); from += batchSize) {
+            allAnswered &= ask(held.subList(from, Math.min(held.size(), from + batchSize)), renewing);
+        }
+        if (renewing && allAnswered) {
+            nextRenewalNanos = leases.nextRenewal(nowNanos);
+        }
+        if (renewing) {
+            reportCycle(held.size(), time.nanoTime() - nowNanos);
+        }
+    }
+
+    /** Renews or checks one batch; {@code false} if the store gave no answer for some lock. */
+    private boolean ask(List<Acquisition> batch, boolean renewing) {
+        List<LockHandle> handles = new ArrayList<>(batch.size());
+        for (Acquisition acquisition : batch) {
+            handles.add(acquisition.handle());
+        }
+        long sentAt = time.nanoTime();
+        Map<LockHandle, HoldState> answers;
+        try {
+            answers = renewing ? store.renew(handles, leases.lease()) : store.check(handles);
+        } catch (LockManagerException | RuntimeException e) {
+            if (failures++ == 0) {
+                log.warn("Could not {} {} locks of node '{}' (first: {}): {}. Retrying every {}; a lock whose renewal "
+                                + "is not confirmed before its lease ends is declared lost", renewing ? "renew" : "check",
+                        batch.size(), nodeId, batch.get(0), e.toString(), leases.tick());
+            } else {
+                log.debug("Store call for {} locks of node '{}' failed again: {}", batch.size(), nodeId, e.toString());
+            }
+            return false;
+        }
+        if (failures > 0) {
+            log.info("Store answers node '{}' again after {} failed calls", nodeId, failures);
+            failures = 0;
+        }
+        long confirmedUntil = leases.leaseEnd(sentAt);
+        boolean complete = true;
+        for (Acquisition acquisition : batch) {
+            HoldState state = answers.get(acquisition.handle());
+            if (state == null) {
+                // the store could not tell for this lock (a row-level error): ask again next tick
+                log.warn("Store {} could not tell whether lock {} of node '{}' is still held; its lease counts as "
+                        + "unconfirmed and it is asked again in {}", store, acquisition, nodeId, leases.tick());
+                complete = false;
+                continue;
+            }
+            if (state == HoldState.LOST) {
+                delivery.lose(acquisition, LockLossReason.NOT_OWNED);
+                continue;
+            }
+            if (renewing) {
+                acquisition.confirmUntil(confirmedUntil);
+            }
+            if (state == HoldState.ABORT_REQUESTED) {
+                delivery.abort(acquisition);
+            }
+        }
+        return complete;
+    }
+
+    /**
+     * Warns, at most once a minute, when renewing every held lock takes more than a quarter of the lease: a lock
+     * is declared lost when its renewal is late by a fifth of the lease, so the operator must act before the
+     * cycle grows that far.
+     */
+    private void reportCycle(int locks, long tookNanos) {
+        long now = time.nanoTime();
+        if (tookNanos <= leases.slowCycleWarning().toNanos()
+                || (slowCycleWarned && now - slowCycleWarnedAtNanos < TimeUnit.MINUTES.toNanos(1))) {
+            return;
+        }
+        slowCycleWarned = true;
+        slowCycleWarnedAtNanos = now;
+        int batches = (locks + batchSize - 1) / batchSize;
+        log.warn("Renewing the {} locks of node '{}' took {} ms in {} store calls, more than a quarter of the lease "
+                        + "({} ms): if a cycle grows past about {} ms, locks are declared lost although the store is up. "
+                        + "Look at the store's latency, raise renewalBatchSize ({}) or lengthen the lease.", locks,
+                nodeId, TimeUnit.NANOSECONDS.toMillis(tookNanos), batches, leases.lease().toMillis(),
+                leases.longestSafeCycle().toMillis(), batchSize);
+    }
+}
