@@ -71,7 +71,8 @@ public final class Benchmarks {
             versions.add(postgres.version());
             new StoreBench(postgres, settings, report).run();
             new StorageBench(postgres.pool(), JdbcSubject.TABLE, settings, report).run();
-            DefaultRenewalBench.run(postgres.name(), postgres.store(), settings.defaultRenewalLocks(), report);
+            DefaultRenewalBench.run(postgres.name(), postgres.store(), settings.defaultRenewalLocks(),
+                    settings.defaultRenewalLease(), report);
         }
         try (JdbcSubject mariadb = JdbcSubject.mariadb()) {
             versions.add(mariadb.version());
