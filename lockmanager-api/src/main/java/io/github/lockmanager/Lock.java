@@ -16,9 +16,17 @@ public final class Lock {
     private final Instant expirationTime;
     private final LockStatus status;
     private final long fencingToken;
+    private final LockMode mode;
 
+    /** An {@link LockMode#EXCLUSIVE} lock. */
     public Lock(String key, LockLevel level, String ownerNodeId, String holderThreadName, Instant lockTime,
                 Instant expirationTime, LockStatus status, long fencingToken) {
+        this(key, level, ownerNodeId, holderThreadName, lockTime, expirationTime, status, fencingToken,
+                LockMode.EXCLUSIVE);
+    }
+
+    public Lock(String key, LockLevel level, String ownerNodeId, String holderThreadName, Instant lockTime,
+                Instant expirationTime, LockStatus status, long fencingToken, LockMode mode) {
         this.key = Require.notNull(key, "key");
         this.level = Require.notNull(level, "level");
         this.ownerNodeId = Require.notNull(ownerNodeId, "ownerNodeId");
@@ -27,6 +35,7 @@ public final class Lock {
         this.expirationTime = Require.notNull(expirationTime, "expirationTime");
         this.status = Require.notNull(status, "status");
         this.fencingToken = fencingToken;
+        this.mode = Require.notNull(mode, "mode");
     }
 
     /** The key as the caller gave it, without level, farm or client prefix. */
@@ -70,6 +79,11 @@ public final class Lock {
         return fencingToken;
     }
 
+    /** How this holder holds the key; a shared key shows one {@code Lock} per holder. */
+    public LockMode getMode() {
+        return mode;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -82,18 +96,19 @@ public final class Lock {
         return fencingToken == other.fencingToken && key.equals(other.key) && level == other.level
                 && ownerNodeId.equals(other.ownerNodeId) && holderThreadName.equals(other.holderThreadName)
                 && lockTime.equals(other.lockTime) && expirationTime.equals(other.expirationTime)
-                && status == other.status;
+                && status == other.status && mode == other.mode;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(key, level, ownerNodeId, holderThreadName, lockTime, expirationTime, status, fencingToken);
+        return Objects.hash(key, level, ownerNodeId, holderThreadName, lockTime, expirationTime, status, fencingToken,
+                mode);
     }
 
     @Override
     public String toString() {
         return "Lock{key='" + key + "', level=" + level + ", node='" + ownerNodeId + "', thread='" + holderThreadName
                 + "', locked=" + lockTime + ", expires=" + expirationTime + ", status=" + status
-                + ", token=" + fencingToken + '}';
+                + ", token=" + fencingToken + ", mode=" + mode + '}';
     }
 }

@@ -51,6 +51,56 @@ public interface LockManager extends AutoCloseable {
     LockResource lock(String key, LockLevel level) throws LockException;
 
     /**
+     * Takes {@code key} at the default level {@link LockMode#SHARED shared}, or adds a hold if the calling thread
+     * holds it shared (or exclusively: that lock then also counts this hold). Any number of threads, on any nodes,
+     * may hold a key shared at once; an exclusive holder excludes them all, and they exclude it. Never blocks.
+     * Each shared holder has its own record, lease, fencing token and loss detection, exactly as an exclusive one;
+     * give the hold back with {@link LockResource#close()} ({@link #unlock} gives back exclusive holds only).
+     *
+     * <p><b>No upgrade.</b> A thread that holds the key shared and asks for it exclusively with {@link #lock} is
+     * refused at once with an {@link IllegalStateException}: two threads doing so would each wait for the other's
+     * shared hold forever. Give the shared hold back first.
+     *
+     * @throws AlreadyLockedException        if someone holds the key exclusively
+     * @throws LockManagerException          if the store failed; nothing is held then
+     * @throws IllegalArgumentException      if the key is invalid
+     * @throws UnsupportedOperationException if the store keeps one holder per key
+     *                                       ({@link io.github.lockmanager.spi.LockStore#supportsModes()})
+     * @throws IllegalStateException         if this manager is closed
+     */
+    LockResource lockShared(String key) throws LockException;
+
+    /** {@link #lockShared(String)} at the given level. */
+    LockResource lockShared(String key, LockLevel level) throws LockException;
+
+    /**
+     * Takes the resource at the end of a hierarchical {@code path} in {@code mode} ({@link LockMode#SHARED} or
+     * {@link LockMode#EXCLUSIVE}) at the default level. The path is split at the manager's path separator
+     * ({@code '/'} unless configured otherwise): {@code "foo/bar/woof"} is the resource {@code woof} below
+     * {@code bar} below {@code foo}. Each ancestor is taken first, top-down, in the {@link LockMode#intention()
+     * intention mode} of {@code mode}, then the resource itself; the returned hold gives back all of them, the
+     * resource first. So an exclusive lock on a path conflicts with every lock on it, on anything below it and
+     * with exclusive locks on its ancestors; a shared lock conflicts with exclusive locks on the path, its
+     * ancestors and anything below it; siblings never conflict. Taking ancestors in one order everywhere means two
+     * hierarchical acquisitions never wait for each other in a cycle. If any step is refused, the steps already
+     * taken are given back before the exception is thrown: nothing is left behind.
+     *
+     * <p>Each step is an ordinary lock on the key made of the path up to it ({@code "foo"}, {@code "foo/bar"}, …):
+     * a plain {@link #lock(String) lock("foo")} conflicts with every hierarchical lock below {@code foo}, while a
+     * plain lock on {@code "foo/bar"} takes no intention on {@code "foo"}. Plain keys are never split.
+     * Re-entry, threads and upgrades follow {@link #lockShared}.
+     *
+     * @throws IllegalArgumentException      if the path has an empty segment, is longer than
+     *                                       {@value #LOCK_KEY_MAX_LENGTH} chars, or {@code mode} is an intention mode
+     * @throws AlreadyLockedException        if a step conflicts with a holder
+     * @throws UnsupportedOperationException if the store keeps one holder per key
+     */
+    LockResource lockPath(String path, LockMode mode) throws LockException;
+
+    /** {@link #lockPath(String, LockMode)} at the given level. */
+    LockResource lockPath(String path, LockMode mode, LockLevel level) throws LockException;
+
+    /**
      * Gives back one hold of the calling thread on {@code key} at the default level; the last one releases the
      * lock in the store. From a thread that holds no lock on {@code key} this only logs a warning. A store
      * failure while releasing is logged and the release retried in the background; it is never thrown.
@@ -64,7 +114,7 @@ public interface LockManager extends AutoCloseable {
     void unlock(String key, LockLevel level);
 
     /**
-     * Whether anyone, on any node, holds {@code key} at the default level. Answered locally, without a store
+     * Whether anyone, on any node, holds {@code key} at the default level, in any mode. Answered locally, without a store
      * call, when a thread of this node holds it.
      *
      * @throws LockManagerException if the store failed
@@ -76,14 +126,16 @@ public interface LockManager extends AutoCloseable {
 
     /**
      * Every live lock of this manager's client id: its farm's {@link LockLevel#DC} locks and all its
-     * {@link LockLevel#XDC} locks, held by any node, including those marked for abort.
+     * {@link LockLevel#XDC} locks, held by any node, including those marked for abort; one per holder, with its
+     * {@link Lock#getMode() mode} (a key held shared by three threads shows three times).
      *
      * @throws LockManagerException if the store failed
      */
     List<Lock> getLocks() throws LockManagerException;
 
     /**
-     * Asks the holder of {@code key} at the default level, on whichever node, to stop: its thread is
+     * Asks the holder of {@code key} at the default level (every holder of a shared key), on whichever node, to
+     * stop: its thread is
      * interrupted at once when it is on this node, else within that node's abort poll interval. The lock stays
      * held until its holder unlocks it or its lease runs out; {@link #getLocks()} shows it as
      * {@link LockStatus#ABORT} meanwhile. Does nothing when the key is not locked.

@@ -1,6 +1,7 @@
 package io.github.lockmanager.spi;
 
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.Require;
 
@@ -16,9 +17,10 @@ import java.time.Instant;
  * @param expirationTime when its lease ends unless renewed (the store's notion of time)
  * @param status         whether an abort was asked for
  * @param fencingToken   strictly greater than every token the store issued for this key before
+ * @param mode           how this holder holds the key
  */
 public record LockRecord(LockHandle handle, String nodeId, String threadName, Instant lockTime,
-                         Instant expirationTime, LockStatus status, long fencingToken) {
+                         Instant expirationTime, LockStatus status, long fencingToken, LockMode mode) {
     public LockRecord {
         Require.notNull(handle, "handle");
         Require.notNull(nodeId, "nodeId");
@@ -26,6 +28,13 @@ public record LockRecord(LockHandle handle, String nodeId, String threadName, In
         Require.notNull(lockTime, "lockTime");
         Require.notNull(expirationTime, "expirationTime");
         Require.notNull(status, "status");
+        Require.notNull(mode, "mode");
+    }
+
+    /** The record of an {@link LockMode#EXCLUSIVE} holder. */
+    public LockRecord(LockHandle handle, String nodeId, String threadName, Instant lockTime, Instant expirationTime,
+                      LockStatus status, long fencingToken) {
+        this(handle, nodeId, threadName, lockTime, expirationTime, status, fencingToken, LockMode.EXCLUSIVE);
     }
 
     public LockKey key() {
@@ -39,6 +48,7 @@ public record LockRecord(LockHandle handle, String nodeId, String threadName, In
     /** The public view of this record. */
     public Lock toLock() {
         LockKey key = handle.key();
-        return new Lock(key.name(), key.level(), nodeId, threadName, lockTime, expirationTime, status, fencingToken);
+        return new Lock(key.name(), key.level(), nodeId, threadName, lockTime, expirationTime, status, fencingToken,
+                mode);
     }
 }

@@ -1,6 +1,7 @@
 package io.github.lockmanager.spi;
 
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.TimeSource;
 
 import java.time.Duration;
@@ -15,7 +16,10 @@ import java.util.Optional;
  * <p>Rules every implementation keeps:
  * <ul>
  *   <li>Each method is one atomic decision of the store per record: {@link #acquire} creates a record only
- *       when no live one exists; a record whose lease has run out counts as absent everywhere.</li>
+ *       when no live one exists; a record whose lease has run out counts as absent everywhere. A store that
+ *       {@linkplain #supportsModes() supports modes} keeps a record per holder of a key, and {@link #acquire}
+ *       creates one only when no live holder of the key holds it in a mode that
+ *       {@linkplain LockMode#conflictsWith conflicts} with the request's.</li>
  *   <li>Every write that changes or removes a record is conditional on the owner token of the acquisition
  *       that made it. {@link #markAbort} is the only write across owners, and it only sets the status.</li>
  *   <li>Fencing tokens of a key strictly increase over every acquisition the store ever granted for it, also
@@ -40,8 +44,9 @@ public interface LockStore extends AutoCloseable {
     void initialize() throws LockManagerException;
 
     /**
-     * Creates the record for {@code request} with a lease of {@code lease}, if no live record of the key exists,
-     * giving it a fresh fencing token.
+     * Creates the record for {@code request} with a lease of {@code lease}, if no live record of the key exists
+     * (with modes: if no live holder's mode conflicts with the request's), giving it a fresh fencing token. The
+     * answer when refused carries a conflicting holder's record.
      */
     AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException;
 
@@ -70,14 +75,15 @@ public interface LockStore extends AutoCloseable {
      */
     boolean release(LockHandle handle) throws LockManagerException;
 
-    /** The live record of {@code key}, if any. */
+    /** The live record of {@code key}, if any; with several holders, any one of them. */
     Optional<LockRecord> read(LockKey key) throws LockManagerException;
 
-    /** Every live record in the store. */
+    /** Every live record in the store: one per holder. */
     List<LockRecord> list() throws LockManagerException;
 
     /**
-     * Sets the status of the live record of {@code key} to {@code ABORT}, keeping owner and lease.
+     * Sets the status of the live record of {@code key} (with modes: of each live holder) to {@code ABORT}, keeping
+     * owner and lease.
      *
      * @return {@code true} if a live record was there to mark
      */
@@ -111,6 +117,16 @@ public interface LockStore extends AutoCloseable {
      * the lease), which costs more than such a call. {@code false} by default, and for any store with a server.
      */
     default boolean isInMemory() {
+        return false;
+    }
+
+    /**
+     * {@code true} if this store keeps a record per holder of a key and decides {@link #acquire} by
+     * {@link LockMode#conflictsWith}: then it may be asked for every {@link LockMode}, and the manager offers
+     * shared and hierarchical locks on it. {@code false} by default: a store that keeps one holder per key is only
+     * asked for {@link LockMode#EXCLUSIVE}, and the manager refuses the other modes on it.
+     */
+    default boolean supportsModes() {
         return false;
     }
 

@@ -4,6 +4,7 @@ import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.TimeSource;
@@ -60,6 +61,7 @@ final class Acquirer {
         this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
     }
 
+    /** Takes {@code key} exclusively for {@code me}, who does not hold it exclusively yet. */
     LockResource acquire(String key, LockLevel level, Thread me) throws LockException {
         boolean leftoverReleased = false;
         while (true) {
@@ -68,39 +70,137 @@ final class Acquirer {
                 if (existing.isHeldBy(me) && existing.addHold()) {
                     return new HoldResource(releaser, existing, false);
                 }
-                if (existing.isGone()) {
-                    table.remove(existing);
-                    continue;
+                if (!clearedStale(existing, me)) {
+                    throw new AlreadyLockedException(key, nodeId, existing.holderName(), true);
                 }
-                if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
-                    releaser.reclaim(existing);
-                    continue;
-                }
-                throw new AlreadyLockedException(key, nodeId, existing.holderName(), true);
+                continue;
+            }
+            if (table.hasNonExclusive()) {
+                refuseUpgrade(key, level, LockMode.EXCLUSIVE, me);
             }
             // a key already in the table passed this when it was first locked
             KeyValidator.validate(key);
-            Acquisition mine = new Acquisition(
-                    LockHandle.of(keys.storeKey(level, key), ownerTokenPrefix, ownerTokenCounter.incrementAndGet()), me);
+            Acquisition mine = new Acquisition(handle(key, level), me);
             if (table.putIfAbsent(mine) != null) {
                 continue;
             }
-            AcquireResult result = fromStore(mine);
-            if (result.isAcquired()) {
+            if (granted(mine, leftoverReleased)) {
                 return new HoldResource(releaser, mine, true);
             }
-            LockRecord holder = result.record();
-            if (!leftoverReleased && holder != null && releaser.isPending(holder.handle())) {
-                // our own earlier release failed and is still queued: finish it now rather than refuse ourselves
-                leftoverReleased = releaser.releaseNow(holder.handle());
-                if (leftoverReleased) {
-                    continue;
+            leftoverReleased = true;
+        }
+    }
+
+    /**
+     * Takes {@code key} in a non-exclusive {@code mode} for {@code me}: a re-entry when {@code me} holds it in a
+     * mode that covers {@code mode} (exclusively included), else a holder of its own in the store.
+     */
+    LockResource acquire(String key, LockLevel level, LockMode mode, Thread me) throws LockException {
+        boolean leftoverReleased = false;
+        while (true) {
+            Acquisition exclusive = table.get(level, key);
+            if (exclusive != null) {
+                if (exclusive.isHeldBy(me) && exclusive.addHold()) {
+                    return new HoldResource(releaser, exclusive, false);
+                }
+                if (!clearedStale(exclusive, me)) {
+                    throw new AlreadyLockedException(key, nodeId, exclusive.holderName(), true);
+                }
+                continue;
+            }
+            Acquisition own = ownCovering(key, level, mode, me);
+            if (own != null) {
+                if (own.addHold()) {
+                    return new HoldResource(releaser, own, false);
+                }
+                // our own hold of it is being released right now: as for an exclusive lock, a refusal
+                throw new AlreadyLockedException(key, nodeId, own.holderName(), true);
+            }
+            refuseUpgrade(key, level, mode, me);
+            KeyValidator.validate(key);
+            Acquisition mine = new ModeAcquisition(handle(key, level), me, mode);
+            if (table.putIfAbsent(mine) != null) {
+                continue;
+            }
+            if (granted(mine, leftoverReleased)) {
+                return new HoldResource(releaser, mine, true);
+            }
+            leftoverReleased = true;
+        }
+    }
+
+    private LockHandle handle(String key, LockLevel level) {
+        return LockHandle.of(keys.storeKey(level, key), ownerTokenPrefix, ownerTokenCounter.incrementAndGet());
+    }
+
+    /**
+     * Cleans up an exclusive entry that no longer stands in the way of {@code me}: one that is gone, or whose holder
+     * thread died; {@code false} if it still stands.
+     */
+    private boolean clearedStale(Acquisition existing, Thread me) {
+        if (existing.isGone()) {
+            table.remove(existing);
+            return true;
+        }
+        if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
+            releaser.reclaim(existing);
+            return true;
+        }
+        return false;
+    }
+
+    /** {@code me}'s live non-exclusive acquisition of the key whose mode covers {@code mode}, if any. */
+    private Acquisition ownCovering(String key, LockLevel level, LockMode mode, Thread me) {
+        for (LockMode held : LockMode.values()) {
+            if (held != LockMode.EXCLUSIVE && held.covers(mode)) {
+                Acquisition own = table.get(level, key, me, held);
+                if (own != null && !own.isGone()) {
+                    return own;
                 }
             }
-            throw holder == null
-                    ? new AlreadyLockedException(key, null, null, false)
-                    : new AlreadyLockedException(key, holder.nodeId(), holder.threadName(), false);
         }
+        return null;
+    }
+
+    /**
+     * Refuses what would turn a hold of {@code me} into a stronger one that conflicts with it (shared into
+     * exclusive, for one): the store would refuse it against {@code me}'s own holder, and two threads that each
+     * waited for such an upgrade would wait for each other forever.
+     */
+    private void refuseUpgrade(String key, LockLevel level, LockMode mode, Thread me) {
+        for (LockMode held : LockMode.values()) {
+            if (held == LockMode.EXCLUSIVE || !held.conflictsWith(mode)) {
+                continue;
+            }
+            Acquisition own = table.get(level, key, me, held);
+            if (own != null && own.isHeld()) {
+                throw new IllegalStateException("thread '" + me.getName() + "' holds lock '" + key + "' (" + level
+                        + ") " + held + " and asked for it " + mode + ": a lock is never upgraded, since two threads "
+                        + "upgrading at once would wait for each other forever. Give back the " + held + " hold first");
+            }
+        }
+    }
+
+    /**
+     * Asks the store for {@code mine}, which is in the table: {@code true} if granted. Else {@code mine} is out of
+     * the table; {@code false} means try once more (this node's own earlier release of the key failed and has now
+     * been done), anything else is thrown.
+     */
+    private boolean granted(Acquisition mine, boolean leftoverReleased) throws LockException {
+        AcquireResult result = fromStore(mine);
+        if (result.isAcquired()) {
+            return true;
+        }
+        LockRecord holder = result.record();
+        if (!leftoverReleased && holder != null && releaser.isPending(holder.handle())
+                && releaser.releaseNow(holder.handle())) {
+            // our own earlier release failed and is still queued: finished now rather than refuse ourselves
+            return false;
+        }
+        String key = mine.key().name();
+        throw holder == null
+                ? new AlreadyLockedException(key, null, null, false)
+                : new AlreadyLockedException(key, holder.nodeId(), holder.threadName(), false);
     }
 
     /** Asks the store for {@code mine}; on anything but success {@code mine} is ended and out of the table. */
@@ -109,7 +209,7 @@ final class Acquirer {
         long sentAt = time.nanoTime();
         AcquireResult result;
         try {
-            LockRequest request = new LockRequest(handle, nodeId, mine.holderName());
+            LockRequest request = new LockRequest(handle, nodeId, mine.holderName(), mine.mode());
             result = calls.run(() -> store.acquire(request, leases.lease()));
         } catch (LockManagerException e) {
             abandon(mine);

@@ -1,6 +1,7 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
@@ -32,7 +33,7 @@ import java.util.function.IntUnaryOperator;
  * reference to its holder thread (one object instead of two), keeps of the store's record of the grant only the
  * numbers it shows (no record, no {@link Instant}s, no strings a database driver made), and no latch.
  */
-final class Acquisition extends WeakReference<Thread> {
+class Acquisition extends WeakReference<Thread> {
     private static final int ACQUIRING = 0;
     private static final int ENDED = -1;
     private static final VarHandle HOLDS;
@@ -64,6 +65,7 @@ final class Acquisition extends WeakReference<Thread> {
     /** Engine time until which the store's lease is known to last. */
     private volatile long confirmedUntilNanos;
 
+    /** An exclusive acquisition; {@link ModeAcquisition} is one in another mode. */
     Acquisition(LockHandle handle, Thread holder) {
         super(holder);
         this.handle = handle;
@@ -81,6 +83,10 @@ final class Acquisition extends WeakReference<Thread> {
     /** The holding thread, or {@code null} once it has been collected. */
     Thread holder() {
         return get();
+    }
+
+    LockMode mode() {
+        return LockMode.EXCLUSIVE;
     }
 
     String holderName() {
@@ -195,7 +201,7 @@ final class Acquisition extends WeakReference<Thread> {
     /** The lock as the store granted it to {@code nodeId}; for the holder, or for a thread that saw it held. */
     Lock grantedLock(String nodeId) {
         return new Lock(handle.key().name(), handle.key().level(), nodeId, holderName, Instant.ofEpochMilli(lockTimeMillis),
-                Instant.ofEpochMilli(expirationMillis), grantedStatus, fencingToken);
+                Instant.ofEpochMilli(expirationMillis), grantedStatus, fencingToken, mode());
     }
 
     long grantedAtNanos() {
@@ -232,6 +238,7 @@ final class Acquisition extends WeakReference<Thread> {
 
     @Override
     public String toString() {
-        return "'" + handle.key().name() + "' (" + handle.key().level() + ") held by thread '" + holderName + "'";
+        return "'" + handle.key().name() + "' (" + handle.key().level() + (mode() == LockMode.EXCLUSIVE ? "" : ", " + mode())
+                + ") held by thread '" + holderName + "'";
     }
 }

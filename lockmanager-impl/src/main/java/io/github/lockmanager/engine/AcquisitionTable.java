@@ -1,18 +1,29 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockMode;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * This node's acquisitions, one map per level keyed by the caller's key: farm and client are fixed per manager, so
- * a lookup needs no composite key object (a re-entry allocates nothing and hashes a string whose hash is cached),
- * and a held lock costs no key object of its own here.
+ * This node's acquisitions. Exclusive ones, at most one per key, sit in one map per level keyed by the caller's
+ * key: farm and client are fixed per manager, so a lookup needs no composite key object (a re-entry allocates
+ * nothing and hashes a string whose hash is cached), and a held lock costs no key object of its own here. The
+ * other modes, which many threads may hold on one key, sit in a second map keyed by key, thread and mode.
  */
 final class AcquisitionTable {
     private final List<ConcurrentHashMap<String, Acquisition>> byLevel = new ArrayList<>();
+    private final ConcurrentHashMap<ModeKey, Acquisition> byMode = new ConcurrentHashMap<>();
+
+    /** A non-exclusive acquisition's place: one per key, level, holder thread and mode. */
+    private record ModeKey(LockLevel level, String name, long threadId, LockMode mode) {
+        static ModeKey of(ModeAcquisition acquisition) {
+            return new ModeKey(acquisition.key().level(), acquisition.key().name(), acquisition.holderId(),
+                    acquisition.mode());
+        }
+    }
 
     AcquisitionTable() {
         for (int i = 0; i < LockLevel.values().length; i++) {
@@ -20,17 +31,35 @@ final class AcquisitionTable {
         }
     }
 
+    /** The exclusive acquisition of a key. */
     Acquisition get(LockLevel level, String name) {
         return byLevel.get(level.ordinal()).get(name);
     }
 
-    /** Adds {@code acquisition} under its key unless one is there; the one already there, else {@code null}. */
+    /** The acquisition of a key by {@code thread} in a non-exclusive {@code mode}. */
+    Acquisition get(LockLevel level, String name, Thread thread, LockMode mode) {
+        return byMode.isEmpty() ? null : byMode.get(new ModeKey(level, name, thread.getId(), mode));
+    }
+
+    /** Whether any non-exclusive acquisition is here: lets the exclusive path skip looking for them. */
+    boolean hasNonExclusive() {
+        return !byMode.isEmpty();
+    }
+
+    /** Adds {@code acquisition} under its place unless one is there; the one already there, else {@code null}. */
     Acquisition putIfAbsent(Acquisition acquisition) {
+        if (acquisition instanceof ModeAcquisition inMode) {
+            return byMode.putIfAbsent(ModeKey.of(inMode), acquisition);
+        }
         return byLevel.get(acquisition.key().level().ordinal()).putIfAbsent(acquisition.key().name(), acquisition);
     }
 
-    /** Removes {@code acquisition} if it is still the entry of its key. */
+    /** Removes {@code acquisition} if it is still the entry of its place. */
     void remove(Acquisition acquisition) {
+        if (acquisition instanceof ModeAcquisition inMode) {
+            byMode.remove(ModeKey.of(inMode), acquisition);
+            return;
+        }
         byLevel.get(acquisition.key().level().ordinal()).remove(acquisition.key().name(), acquisition);
     }
 
@@ -40,21 +69,41 @@ final class AcquisitionTable {
         acquisition.markGone();
     }
 
+    /** Every acquisition of a key by threads of this node, in any mode. */
+    List<Acquisition> all(LockLevel level, String name) {
+        List<Acquisition> found = new ArrayList<>(1);
+        Acquisition exclusive = get(level, name);
+        if (exclusive != null) {
+            found.add(exclusive);
+        }
+        for (Acquisition acquisition : byMode.values()) {
+            if (acquisition.key().level() == level && acquisition.key().name().equals(name)) {
+                found.add(acquisition);
+            }
+        }
+        return found;
+    }
+
     /** The acquisitions currently held, in no particular order. */
     List<Acquisition> held() {
         List<Acquisition> held = new ArrayList<>(size());
         for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
-            for (Acquisition acquisition : level.values()) {
-                if (acquisition.isHeld()) {
-                    held.add(acquisition);
-                }
-            }
+            addHeld(level.values(), held);
         }
+        addHeld(byMode.values(), held);
         return held;
     }
 
+    private static void addHeld(Iterable<Acquisition> acquisitions, List<Acquisition> held) {
+        for (Acquisition acquisition : acquisitions) {
+            if (acquisition.isHeld()) {
+                held.add(acquisition);
+            }
+        }
+    }
+
     int size() {
-        int size = 0;
+        int size = byMode.size();
         for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
             size += level.size();
         }

@@ -11,5 +11,5 @@ import java.time.Duration;
 record EngineSettings(LockStore store, String clientId, String farmId, String nodeId, LeasePolicy leases,
                       int renewalBatchSize, LockLevel defaultLevel, TimeSource timeSource,
                       LockLossListener lossListener, Duration shutdownTimeout, Duration purgeInterval,
-                      boolean registerMBean) {
+                      boolean registerMBean, char pathSeparator) {
 }

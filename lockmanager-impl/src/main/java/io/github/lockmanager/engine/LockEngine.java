@@ -5,6 +5,7 @@ import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.LockRecord;
@@ -82,6 +83,55 @@ final class LockEngine implements LockManager {
     }
 
     @Override
+    public LockResource lockShared(String key) throws LockException {
+        return lockShared(key, settings.defaultLevel());
+    }
+
+    @Override
+    public LockResource lockShared(String key, LockLevel level) throws LockException {
+        requireArguments(key, level);
+        lifecycle.requireOpen();
+        requireModes();
+        return acquirer.acquire(key, level, LockMode.SHARED, Thread.currentThread());
+    }
+
+    @Override
+    public LockResource lockPath(String path, LockMode mode) throws LockException {
+        return lockPath(path, mode, settings.defaultLevel());
+    }
+
+    @Override
+    public LockResource lockPath(String path, LockMode mode, LockLevel level) throws LockException {
+        requireValidArguments(path, level);
+        Require.notNull(mode, "lock mode");
+        Require.argument(!mode.isIntention(), "lockPath takes SHARED or EXCLUSIVE; %s is what the manager takes on "
+                + "the ancestors", mode);
+        lifecycle.requireOpen();
+        requireModes();
+        List<String> steps = KeyValidator.pathPrefixes(path, settings.pathSeparator());
+        Thread me = Thread.currentThread();
+        List<LockResource> taken = new ArrayList<>(steps.size());
+        try {
+            for (int i = 0; i < steps.size(); i++) {
+                boolean resource = i == steps.size() - 1;
+                taken.add(resource && mode == LockMode.EXCLUSIVE ? lock(steps.get(i), level)
+                        : acquirer.acquire(steps.get(i), level, resource ? mode : mode.intention(), me));
+            }
+        } catch (LockException | RuntimeException e) {
+            PathResource.closeBottomUp(taken);
+            throw e;
+        }
+        return new PathResource(taken);
+    }
+
+    private void requireModes() {
+        if (!store.supportsModes()) {
+            throw new UnsupportedOperationException("store " + store + " keeps one holder per key: shared and "
+                    + "hierarchical locks need a store that supports lock modes (LockStore.supportsModes())");
+        }
+    }
+
+    @Override
     public void unlock(String key) {
         unlock(key, settings.defaultLevel());
     }
@@ -112,9 +162,10 @@ final class LockEngine implements LockManager {
     public boolean isLocked(String key, LockLevel level) throws LockManagerException {
         requireValidArguments(key, level);
         lifecycle.requireNotClosed();
-        Acquisition local = table.get(level, key);
-        if (local != null && local.isHeld()) {
-            return true;
+        for (Acquisition local : table.all(level, key)) {
+            if (local.isHeld()) {
+                return true;
+            }
         }
         return calls.run(() -> store.read(keys.storeKey(level, key))).isPresent();
     }
@@ -140,14 +191,15 @@ final class LockEngine implements LockManager {
     public void abort(String key, LockLevel level) throws LockManagerException {
         requireValidArguments(key, level);
         lifecycle.requireNotClosed();
-        Acquisition local = table.get(level, key);
-        if (local != null) {
+        boolean heldHere = false;
+        for (Acquisition local : table.all(level, key)) {
+            heldHere |= local.isHeld();
             delivery.abort(local);
         }
         boolean marked = calls.run(() -> store.markAbort(keys.storeKey(level, key)));
-        log.info("Abort of lock '{}' asked on node '{}': {}", key, settings.nodeId(), local != null && local.isHeld()
-                ? "its holder on this node was interrupted" : marked ? "marked in the store for its holder's node to see"
-                : "it was not locked, nothing to do");
+        log.info("Abort of lock '{}' asked on node '{}': {}", key, settings.nodeId(), heldHere
+                ? "its holders on this node were interrupted" + (marked ? ", and it is marked in the store for other nodes' holders" : "")
+                : marked ? "marked in the store for its holders' nodes to see" : "it was not locked, nothing to do");
     }
 
     @Override

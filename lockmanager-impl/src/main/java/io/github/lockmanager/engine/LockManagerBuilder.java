@@ -55,6 +55,7 @@ public final class LockManagerBuilder {
     private Duration shutdownTimeout = Duration.ofSeconds(10);
     private Duration purgeInterval = Duration.ofMinutes(10);
     private boolean registerMBean;
+    private char pathSeparator = '/';
 
     private LockManagerBuilder() {
     }
@@ -192,6 +193,19 @@ public final class LockManagerBuilder {
     }
 
     /**
+     * The char that splits the paths of {@link LockManager#lockPath}: {@code "foo/bar"} is {@code bar} below
+     * {@code foo}. Any char but NUL and a surrogate; every manager of one client must use the same one, since the
+     * path's prefixes are the keys locked. Default {@code '/'}. Keys of the other methods are never split.
+     */
+    public LockManagerBuilder pathSeparator(char pathSeparator) {
+        Require.argument(pathSeparator != '\u0000' && !Character.isSurrogate(pathSeparator),
+                "pathSeparator must be a char of its own, not NUL or half of a surrogate pair, was U+%04X",
+                (int) pathSeparator);
+        this.pathSeparator = pathSeparator;
+        return this;
+    }
+
+    /**
      * Whether the manager registers its {@link LockManagerMXBean} with the platform MBean server (and removes it on
      * close). Default {@code false}.
      */
@@ -221,7 +235,7 @@ public final class LockManagerBuilder {
         LeasePolicy leases = LeasePolicy.of(lease, renewalInterval, abortPollInterval);
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,
-                lossListener, shutdownTimeout, purgeInterval, registerMBean);
+                lossListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator);
         store.initialize();
         return LockEngine.start(settings);
     }

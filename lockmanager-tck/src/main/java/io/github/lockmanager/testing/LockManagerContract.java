@@ -8,18 +8,12 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockStatus;
-import io.github.lockmanager.engine.LockManagerBuilder;
-import io.github.lockmanager.spi.LockStore;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -35,101 +29,7 @@ import static org.awaitility.Awaitility.await;
  * store. Each test uses its own client id, so tests may share one store (and one table) without seeing each
  * other. Nodes are managers on the same store, each behind its own {@link InstrumentedStore}.
  */
-public abstract class LockManagerContract {
-    /** Long enough that nothing expires by accident on a loaded machine; tests that need expiry set their own. */
-    protected static final Duration LEASE = Duration.ofSeconds(30);
-    protected static final Duration ABORT_POLL = Duration.ofMillis(100);
-
-    private final List<LockManager> managers = new CopyOnWriteArrayList<>();
-    private final List<Thread> threads = new CopyOnWriteArrayList<>();
-    protected String clientId;
-
-    /** The real store every node of a test shares. */
-    protected abstract LockStore store();
-
-    @BeforeEach
-    void newClient() {
-        clientId = "c" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    @AfterEach
-    void closeEverything() throws InterruptedException {
-        for (Thread t : threads) {
-            t.interrupt();
-            t.join(10_000);
-        }
-        managers.forEach(LockManager::close);
-    }
-
-    /** A node's builder with the test's client id and quick abort polling; the test may change anything. */
-    protected LockManagerBuilder nodeBuilder(String nodeId, InstrumentedStore store) {
-        return LockManagerBuilder.newBuilder().store(store).clientId(clientId).farmId("farm1").nodeId(nodeId)
-                .lease(LEASE).abortPollInterval(ABORT_POLL).shutdownTimeout(Duration.ofSeconds(5));
-    }
-
-    protected LockManager start(LockManagerBuilder builder) throws LockManagerException {
-        LockManager manager = builder.build();
-        managers.add(manager);
-        return manager;
-    }
-
-    protected LockManager node(String nodeId) throws LockManagerException {
-        return start(nodeBuilder(nodeId, new InstrumentedStore(store())));
-    }
-
-    /** Starts a named thread that the test's cleanup interrupts and joins. */
-    protected Thread spawn(String name, Runnable body) {
-        Thread t = new Thread(body, name);
-        threads.add(t);
-        t.start();
-        return t;
-    }
-
-    /** A thread of {@code node} that takes {@code key}, reports it, and holds it until interrupted. */
-    protected HeldElsewhere holdInThread(LockManager node, String key) throws InterruptedException {
-        return holdInThread(node, key, false);
-    }
-
-    /**
-     * A thread of {@code node} that takes {@code key} and holds it until interrupted, or, if {@code stubborn},
-     * until {@link HeldElsewhere#letGo} is counted down, noting interrupts but holding on.
-     */
-    protected HeldElsewhere holdInThread(LockManager node, String key, boolean stubborn) throws InterruptedException {
-        HeldElsewhere held = new HeldElsewhere();
-        held.thread = spawn("holder-" + key, () -> {
-            try (LockResource lock = node.lock(key)) {
-                held.resource = lock;
-                held.acquired.countDown();
-                while (true) {
-                    try {
-                        held.letGo.await();
-                        return;
-                    } catch (InterruptedException e) {
-                        held.interrupted.set(true);
-                        if (!stubborn) {
-                            return;
-                        }
-                    }
-                }
-            } catch (Exception e) {
-                held.failure.set(e);
-                held.acquired.countDown();
-            }
-        });
-        assertThat(held.acquired.await(30, TimeUnit.SECONDS)).as("holder thread took the lock").isTrue();
-        assertThat(held.failure.get()).as("holder thread failure").isNull();
-        return held;
-    }
-
-    protected static final class HeldElsewhere {
-        public volatile LockResource resource;
-        public volatile Thread thread;
-        public final CountDownLatch acquired = new CountDownLatch(1);
-        public final CountDownLatch letGo = new CountDownLatch(1);
-        public final AtomicBoolean interrupted = new AtomicBoolean();
-        public final AtomicReference<Exception> failure = new AtomicReference<>();
-    }
-
+public abstract class LockManagerContract extends ContractNodes {
     @Test
     void reentryAddsHoldsWithoutStoreCalls() throws Exception {
         InstrumentedStore store = new InstrumentedStore(store());

@@ -1,5 +1,6 @@
 package io.github.lockmanager.testing;
 
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRequest;
@@ -18,6 +19,11 @@ public final class Requests {
 
     /** A request of owner {@code owner}, with node and thread named after it. */
     public static LockRequest request(LockKey key, String owner) {
-        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner);
+        return request(key, owner, LockMode.EXCLUSIVE);
+    }
+
+    /** A request of owner {@code owner} in {@code mode}. */
+    public static LockRequest request(LockKey key, String owner, LockMode mode) {
+        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner, mode);
     }
 }

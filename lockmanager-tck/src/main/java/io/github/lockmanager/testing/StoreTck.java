@@ -5,7 +5,8 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * Everything a store must pass: the SPI rules ({@link LockStoreContract}) and the lock manager's behaviour on it
- * ({@link LockManagerContract}). A store gets all of it by one small subclass that names the store:
+ * ({@link LockManagerContract}), and on a store that supports them, shared and hierarchical locks
+ * ({@link LockModeContract}). A store gets all of it by one small subclass that names the store:
  *
  * <pre>{@code
  * class MyStoreTckTest extends StoreTck {
@@ -28,6 +29,14 @@ public abstract class StoreTck {
 
     @Nested
     class Engine extends LockManagerContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+
+    @Nested
+    class Modes extends LockModeContract {
         @Override
         protected LockStore store() {
             return StoreTck.this.store();

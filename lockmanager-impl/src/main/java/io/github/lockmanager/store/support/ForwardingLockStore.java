@@ -101,6 +101,11 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public boolean supportsModes() {
+        return delegate.supportsModes();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

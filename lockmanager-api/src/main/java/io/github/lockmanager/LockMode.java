@@ -1,0 +1,55 @@
+package io.github.lockmanager;
+
+/**
+ * How a holder holds a key. {@link #SHARED} and {@link #EXCLUSIVE} are asked for by callers; the two intention
+ * modes are taken by the manager on the ancestors of a hierarchical lock ({@link LockManager#lockPath}), the
+ * standard multiple-granularity scheme: a holder below an ancestor announces there what it holds below, so that a
+ * lock on the ancestor itself sees it. Two holders of one key may hold it at once exactly when neither mode
+ * {@linkplain #conflictsWith conflicts} with the other:
+ *
+ * <pre>
+ *                    INTENT_SHARED  INTENT_EXCLUSIVE  SHARED  EXCLUSIVE
+ * INTENT_SHARED           ok              ok            ok       -
+ * INTENT_EXCLUSIVE        ok              ok            -        -
+ * SHARED                  ok              -             ok       -
+ * EXCLUSIVE               -               -             -        -
+ * </pre>
+ */
+public enum LockMode {
+    /** On an ancestor: something below it is held {@link #SHARED}. */
+    INTENT_SHARED,
+    /** On an ancestor: something below it is held {@link #EXCLUSIVE}. */
+    INTENT_EXCLUSIVE,
+    /** Any number of holders at once, on any nodes; no exclusive holder. */
+    SHARED,
+    /** One holder and nobody else. What {@link LockManager#lock(String)} takes. */
+    EXCLUSIVE;
+
+    /** Whether a holder in this mode keeps a holder in {@code other} out of the same key. */
+    public boolean conflictsWith(LockMode other) {
+        return switch (this) {
+            case INTENT_SHARED -> other == EXCLUSIVE;
+            case INTENT_EXCLUSIVE -> other == SHARED || other == EXCLUSIVE;
+            case SHARED -> other == INTENT_EXCLUSIVE || other == EXCLUSIVE;
+            case EXCLUSIVE -> true;
+        };
+    }
+
+    /**
+     * Whether a hold in this mode already gives everything a hold in {@code other} would: {@link #EXCLUSIVE} covers
+     * every mode, {@link #SHARED} and {@link #INTENT_EXCLUSIVE} cover {@link #INTENT_SHARED}, each mode itself.
+     */
+    public boolean covers(LockMode other) {
+        return this == other || this == EXCLUSIVE || (other == INTENT_SHARED && this != INTENT_SHARED);
+    }
+
+    /** The mode the manager takes on each ancestor of a hierarchical lock taken in this mode. */
+    public LockMode intention() {
+        return this == SHARED || this == INTENT_SHARED ? INTENT_SHARED : INTENT_EXCLUSIVE;
+    }
+
+    /** Whether callers may ask for it: the intention modes are the manager's. */
+    public boolean isIntention() {
+        return this == INTENT_SHARED || this == INTENT_EXCLUSIVE;
+    }
+}

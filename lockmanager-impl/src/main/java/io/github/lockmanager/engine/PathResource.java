@@ -1,0 +1,76 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockResource;
+
+import java.util.List;
+
+/**
+ * The holds of one hierarchical lock: an intention hold on each ancestor, top-down, then the resource's own. It
+ * shows the resource's hold, and gives back all of them, the resource's first, so that no moment exists in which
+ * the resource is held without its ancestors' intentions.
+ */
+final class PathResource implements LockResource {
+    private final List<LockResource> topDown;
+    private final LockResource resource;
+
+    PathResource(List<LockResource> topDown) {
+        this.topDown = List.copyOf(topDown);
+        this.resource = this.topDown.get(this.topDown.size() - 1);
+    }
+
+    /** Gives back {@code holds}, bottom-up: what a path's holds need when it is closed or fails half-way. */
+    static void closeBottomUp(List<LockResource> holds) {
+        for (int i = holds.size() - 1; i >= 0; i--) {
+            holds.get(i).close();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!resource.isClosed()) {
+            closeBottomUp(topDown);
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return resource.isClosed();
+    }
+
+    @Override
+    public Lock getLock() {
+        return resource.getLock();
+    }
+
+    @Override
+    public boolean isNewLock() {
+        return resource.isNewLock();
+    }
+
+    @Override
+    public Thread getHolder() {
+        return resource.getHolder();
+    }
+
+    /** Lost if any of its holds is: a lost intention lets a conflicting lock in above the resource. */
+    @Override
+    public boolean isLost() {
+        for (LockResource hold : topDown) {
+            if (hold.isLost()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public long getFencingToken() {
+        return resource.getFencingToken();
+    }
+
+    @Override
+    public String toString() {
+        return "PathResource[" + topDown + "]";
+    }
+}

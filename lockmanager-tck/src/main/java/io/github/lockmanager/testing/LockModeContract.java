@@ -1,0 +1,252 @@
+package io.github.lockmanager.testing;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Shared, exclusive and hierarchical locks on a store that {@linkplain LockStore#supportsModes() supports modes}:
+ * the conflict table on the store itself, then the manager's behaviour across nodes. Skipped, saying why, on a
+ * store that keeps one holder per key.
+ */
+public abstract class LockModeContract extends ContractNodes {
+
+    @BeforeEach
+    void requireModes() {
+        assumeTrue(store().supportsModes(), () -> "store " + store() + " keeps one holder per key: no lock modes");
+    }
+
+    @Test
+    void storeGrantsExactlyWhatTheConflictTableAllows() throws Exception {
+        LockStore store = store();
+        for (LockMode first : LockMode.values()) {
+            for (LockMode second : LockMode.values()) {
+                LockKey key = Requests.uniqueKey(clientId, "matrix");
+                LockRequest one = Requests.request(key, "one", first);
+                LockRequest two = Requests.request(key, "two", second);
+                assertThat(store.acquire(one, LEASE).isAcquired()).isTrue();
+                AcquireResult answer = store.acquire(two, LEASE);
+                assertThat(answer.isAcquired()).as("%s after %s", second, first).isEqualTo(!first.conflictsWith(second));
+                if (!answer.isAcquired()) {
+                    assertThat(answer.record().handle()).as("the refusal names the holder").isEqualTo(one.handle());
+                }
+                assertThat(store.release(one.handle())).isTrue();
+                assertThat(store.release(two.handle())).isEqualTo(answer.isAcquired());
+                assertThat(store.read(key)).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void sharedHoldersCoexistOnEveryNodeAndShowOneLineEach() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere second = holdInThread("reader-2", () -> a.lockShared("report"), false);
+        try (LockResource first = a.lockShared("report"); LockResource third = b.lockShared("report")) {
+            assertThat(first.isNewLock()).isTrue();
+            assertThat(third.getLock().getMode()).isEqualTo(LockMode.SHARED);
+            assertThat(a.isLocked("report")).isTrue();
+            List<Lock> locks = b.getLocks();
+            assertThat(locks).extracting(Lock::getKey).containsOnly("report");
+            assertThat(locks).extracting(Lock::getMode).containsExactly(LockMode.SHARED, LockMode.SHARED, LockMode.SHARED);
+            assertThat(locks).extracting(Lock::getHolderThreadName).contains("reader-2", Thread.currentThread().getName());
+        } finally {
+            second.letGo.countDown();
+        }
+    }
+
+    @Test
+    void sharedAndExclusiveExcludeEachOtherInBothOrders() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        try (LockResource reader = a.lockShared("doc")) {
+            assertThatThrownBy(() -> b.lock("doc")).isInstanceOf(AlreadyLockedException.class);
+            AtomicReference<Throwable> localWriter = new AtomicReference<>();
+            Thread writer = spawn("writer", () -> {
+                try (LockResource unexpected = a.lock("doc")) {
+                    localWriter.set(new AssertionError("a writer of the reader's own node got " + unexpected));
+                } catch (Exception e) {
+                    localWriter.set(e);
+                }
+            });
+            writer.join(30_000);
+            assertThat(localWriter.get()).as("a writer on the reader's node").isInstanceOf(AlreadyLockedException.class);
+        }
+        try (LockResource writer = b.lock("doc")) {
+            assertThatThrownBy(() -> a.lockShared("doc")).isInstanceOf(AlreadyLockedException.class)
+                    .hasMessageContaining("doc");
+        }
+        try (LockResource reader = a.lockShared("doc")) {
+            assertThat(reader.isNewLock()).isTrue();
+        }
+    }
+
+    @Test
+    void reentryPerModeAndSharedUnderExclusiveCostNoStoreCall() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store));
+        try (LockResource first = a.lockShared("k"); LockResource again = a.lockShared("k")) {
+            assertThat(again.isNewLock()).isFalse();
+            assertThat(again.getFencingToken()).isEqualTo(first.getFencingToken());
+        }
+        try (LockResource writer = a.lock("w"); LockResource reader = a.lockShared("w")) {
+            assertThat(reader.isNewLock()).as("a shared hold under the thread's exclusive lock").isFalse();
+            assertThat(reader.getFencingToken()).isEqualTo(writer.getFencingToken());
+        }
+        assertThat(store.calls("acquire")).as("one store call per new holder only").isEqualTo(2);
+        assertThat(a.isLocked("k")).isFalse();
+        assertThat(a.isLocked("w")).isFalse();
+    }
+
+    @Test
+    void anUpgradeIsRefusedAtOnceAndTheSharedHoldStays() throws Exception {
+        LockManager a = node("a");
+        try (LockResource reader = a.lockShared("k")) {
+            assertThatThrownBy(() -> a.lock("k")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("'k'").hasMessageContaining("upgrade").hasMessageContaining("SHARED");
+            assertThatThrownBy(() -> a.lockPath("k/child", LockMode.EXCLUSIVE))
+                    .as("an exclusive intention under one's own shared hold is an upgrade too")
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(reader.isLost()).isFalse();
+            assertThat(a.getLocks()).singleElement().extracting(Lock::getMode).isEqualTo(LockMode.SHARED);
+        }
+        try (LockResource writer = a.lock("k")) {
+            assertThat(writer.isNewLock()).isTrue();
+        }
+    }
+
+    /** Each row: a lock, a second lock, and whether they conflict; checked in both orders on two nodes. */
+    @Test
+    void hierarchicalLocksFollowTheConflictTable() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        Object[][] rows = {
+                {"a/b", LockMode.EXCLUSIVE, "a/b", LockMode.SHARED, true},
+                {"a/b", LockMode.EXCLUSIVE, "a", LockMode.EXCLUSIVE, true},
+                {"a/b", LockMode.EXCLUSIVE, "a", LockMode.SHARED, true},
+                {"a/b", LockMode.EXCLUSIVE, "a/b/c", LockMode.SHARED, true},
+                {"a/b", LockMode.EXCLUSIVE, "a/b/c", LockMode.EXCLUSIVE, true},
+                {"a/b", LockMode.EXCLUSIVE, "a/c", LockMode.EXCLUSIVE, false},
+                {"a/b", LockMode.SHARED, "a/b", LockMode.SHARED, false},
+                {"a/b", LockMode.SHARED, "a", LockMode.EXCLUSIVE, true},
+                {"a/b", LockMode.SHARED, "a", LockMode.SHARED, false},
+                {"a/b", LockMode.SHARED, "a/b/c", LockMode.EXCLUSIVE, true},
+                {"a/b", LockMode.SHARED, "a/b/c", LockMode.SHARED, false},
+                {"a/b", LockMode.SHARED, "a/c", LockMode.EXCLUSIVE, false},
+        };
+        for (Object[] row : rows) {
+            for (boolean reversed : new boolean[]{false, true}) {
+                String firstPath = (String) row[reversed ? 2 : 0];
+                LockMode firstMode = (LockMode) row[reversed ? 3 : 1];
+                String secondPath = (String) row[reversed ? 0 : 2];
+                LockMode secondMode = (LockMode) row[reversed ? 1 : 3];
+                boolean conflict = (boolean) row[4];
+                try (LockResource first = a.lockPath(firstPath, firstMode)) {
+                    String what = secondMode + " " + secondPath + " while " + firstMode + " " + firstPath + " is held";
+                    if (conflict) {
+                        assertThatThrownBy(() -> b.lockPath(secondPath, secondMode)).as(what)
+                                .isInstanceOf(AlreadyLockedException.class);
+                        assertThat(b.getLocks()).as("%s left nothing of node b's", what)
+                                .noneMatch(lock -> lock.getOwnerNodeId().equals("b"));
+                    } else {
+                        try (LockResource second = b.lockPath(secondPath, secondMode)) {
+                            assertThat(second.getLock().getKey()).as(what).isEqualTo(secondPath);
+                        }
+                    }
+                }
+                assertThat(a.getLocks()).as("everything given back after %s", List.of(row)).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aHierarchicalHoldShowsTheIntentionsOnItsAncestors() throws Exception {
+        LockManager a = node("a");
+        try (LockResource path = a.lockPath("x/y/z", LockMode.EXCLUSIVE)) {
+            assertThat(path.getLock().getKey()).isEqualTo("x/y/z");
+            assertThat(a.getLocks()).extracting(Lock::getKey, Lock::getMode).containsExactlyInAnyOrder(
+                    tuple("x", LockMode.INTENT_EXCLUSIVE),
+                    tuple("x/y", LockMode.INTENT_EXCLUSIVE),
+                    tuple("x/y/z", LockMode.EXCLUSIVE));
+            assertThat(a.isLocked("x")).isTrue();
+        }
+        assertThat(a.getLocks()).isEmpty();
+        assertThatThrownBy(() -> a.lockPath("x//z", LockMode.SHARED)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("empty segment");
+        assertThatThrownBy(() -> a.lockPath("x", LockMode.INTENT_SHARED)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("INTENT_SHARED");
+    }
+
+    @Test
+    void eachSharedHolderHasItsOwnLease() throws Exception {
+        InstrumentedStore failing = new InstrumentedStore(store());
+        Duration lease = Duration.ofSeconds(1);
+        LockManager a = start(nodeBuilder("a", failing).lease(lease));
+        LockManager b = start(nodeBuilder("b", new InstrumentedStore(store())).lease(lease));
+        LockManager c = node("c");
+        HeldElsewhere readerA = holdInThread("reader-a", () -> a.lockShared("k"), true);
+        try (LockResource readerB = b.lockShared("k")) {
+            failing.setUnreachable(true);
+            await().atMost(Duration.ofSeconds(20)).until(() -> readerA.resource.isLost());
+            await().atMost(Duration.ofSeconds(20)).until(() -> c.getLocks().size() == 1);
+            assertThat(readerB.isLost()).as("the other reader keeps its lock").isFalse();
+            assertThat(c.getLocks()).singleElement().extracting(Lock::getOwnerNodeId).isEqualTo("b");
+            assertThatThrownBy(() -> c.lock("k")).isInstanceOf(AlreadyLockedException.class);
+        } finally {
+            readerA.letGo.countDown();
+        }
+        try (LockResource writer = c.lock("k")) {
+            assertThat(writer.isNewLock()).isTrue();
+        }
+    }
+
+    @Test
+    void abortInterruptsEveryHolderOfASharedKey() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere onA = holdInThread("reader-a", () -> a.lockShared("k"), false);
+        HeldElsewhere onB = holdInThread("reader-b", () -> b.lockShared("k"), false);
+        a.abort("k");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(onA.interrupted).isTrue();
+            assertThat(onB.interrupted).isTrue();
+        });
+    }
+
+    @Test
+    void tokensIncreaseOverEveryConflictingAcquisition() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        long writer;
+        try (LockResource w = a.lock("t")) {
+            writer = w.getFencingToken();
+        }
+        long readers;
+        try (LockResource r1 = a.lockShared("t"); LockResource r2 = b.lockShared("t")) {
+            assertThat(r1.getFencingToken()).isGreaterThan(writer);
+            assertThat(r2.getFencingToken()).isGreaterThan(writer);
+            readers = Math.max(r1.getFencingToken(), r2.getFencingToken());
+        }
+        try (LockResource w = b.lock("t")) {
+            assertThat(w.getFencingToken()).as("a writer's token is above every earlier reader's").isGreaterThan(readers);
+        }
+    }
+}
