@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.memory;
 
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.TimeSource;
@@ -20,12 +21,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 /**
  * A store in this JVM's memory: the embedded default, for one process, tests and demos. Several lock managers
  * in one JVM may share an instance and then contend exactly as nodes of a cluster do. Leases are measured by
  * the {@link TimeSource} given (share a {@code ManualTimeSource} of {@code lockmanager-tck} with the managers to move
- * time in tests). Fencing tokens come from one counter, so they increase across all keys. Nothing survives the
+ * time in tests). Fencing tokens come from one counter, so they increase across all keys. It
+ * {@linkplain #supportsModes() supports every lock mode}: a key may have several holders. Nothing survives the
  * JVM. {@link #close()} does nothing: the records stay for whoever else shares the instance.
  */
 public final class InMemoryLockStore implements LockStore {
@@ -33,32 +36,66 @@ public final class InMemoryLockStore implements LockStore {
     private final Map<LockKey, Entry> records = new ConcurrentHashMap<>();
     private final AtomicLong fencingTokens = new AtomicLong();
 
+    private static final LockMode[] MODES = LockMode.values();
+
     /**
-     * A lock, as compact as it can be kept (a held lock costs heap for as long as it is held): the
-     * {@link LockRecord} a caller sees is made from it on demand.
+     * One holder of a key, as compact as it can be kept (a held lock costs heap for as long as it is held): the
+     * {@link LockRecord} a caller sees is made from it on demand. The holders of one key form an immutable chain
+     * through {@code next}, replaced as a whole under the map's lock for the key; an exclusive key has a chain of
+     * one. The mode is kept as a byte so that an entry still fits in 64 bytes.
      */
     private record Entry(LockHandle handle, String nodeId, String threadName, long lockTimeMillis,
-                         long expiresAtNanos, long expiresAtMillis, long fencingToken, boolean aborted) {
+                         long expiresAtNanos, long expiresAtMillis, long fencingToken, boolean aborted, byte mode,
+                         Entry next) {
         boolean isLive(long nowNanos) {
             return expiresAtNanos - nowNanos > 0;
         }
 
-        boolean isLiveAndOwnedBy(LockHandle handle, long nowNanos) {
-            return isLive(nowNanos) && this.handle.equals(handle);
+        LockMode lockMode() {
+            return MODES[mode];
         }
 
         LockRecord record() {
             return new LockRecord(handle, nodeId, threadName, Instant.ofEpochMilli(lockTimeMillis),
-                    Instant.ofEpochMilli(expiresAtMillis), aborted ? LockStatus.ABORT : LockStatus.RUNNING, fencingToken);
+                    Instant.ofEpochMilli(expiresAtMillis), aborted ? LockStatus.ABORT : LockStatus.RUNNING, fencingToken,
+                    lockMode());
         }
 
         Entry renewedUntil(long nanos, long millis) {
-            return new Entry(handle, nodeId, threadName, lockTimeMillis, nanos, millis, fencingToken, aborted);
+            return new Entry(handle, nodeId, threadName, lockTimeMillis, nanos, millis, fencingToken, aborted, mode, next);
         }
 
         Entry abortMarked() {
-            return new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos, expiresAtMillis, fencingToken, true);
+            return new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos, expiresAtMillis, fencingToken,
+                    true, mode, next);
         }
+
+        Entry withNext(Entry next) {
+            return next == this.next ? this : new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos,
+                    expiresAtMillis, fencingToken, aborted, mode, next);
+        }
+    }
+
+    /** The live holders of {@code chain}, with {@code change} applied to each; {@code null} if none is left. */
+    private static Entry rebuild(Entry chain, long nowNanos, UnaryOperator<Entry> change) {
+        if (chain == null) {
+            return null;
+        }
+        Entry rest = rebuild(chain.next(), nowNanos, change);
+        if (!chain.isLive(nowNanos)) {
+            return rest;
+        }
+        Entry changed = change.apply(chain);
+        return changed == null ? rest : changed.withNext(rest);
+    }
+
+    private static Entry find(Entry chain, LockHandle handle, long nowNanos) {
+        for (Entry e = chain; e != null; e = e.next()) {
+            if (e.isLive(nowNanos) && e.handle().equals(handle)) {
+                return e;
+            }
+        }
+        return null;
     }
 
     /** A store on the JVM's clocks. */
@@ -79,16 +116,27 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) {
         long now = time.nanoTime();
-        Entry entry = records.compute(request.key(), (key, current) -> {
-            if (current != null && current.isLive(now)) {
-                return current;
+        LockMode mode = request.mode();
+        Entry[] answer = new Entry[1];
+        boolean[] acquired = {false};
+        records.compute(request.key(), (key, current) -> {
+            Entry live = rebuild(current, now, UnaryOperator.identity());
+            for (Entry e = live; e != null; e = e.next()) {
+                // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
+                if (e.handle().equals(request.handle()) || e.lockMode().conflictsWith(mode)) {
+                    answer[0] = e;
+                    acquired[0] = e.handle().equals(request.handle());
+                    return live;
+                }
             }
             long lockTime = time.now().toEpochMilli();
-            return new Entry(request.handle(), request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
-                    lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false);
+            answer[0] = new Entry(request.handle(), request.nodeId(), request.threadName(), lockTime,
+                    now + lease.toNanos(), lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false,
+                    (byte) mode.ordinal(), live);
+            acquired[0] = true;
+            return answer[0];
         });
-        // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
-        return AcquireResult.fromRecord(request.handle(), entry.record());
+        return acquired[0] ? AcquireResult.acquired(answer[0].record()) : AcquireResult.heldBy(answer[0].record());
     }
 
     @Override
@@ -97,13 +145,13 @@ public final class InMemoryLockStore implements LockStore {
         for (LockHandle handle : handles) {
             long now = time.nanoTime();
             HoldState[] answer = {HoldState.LOST};
-            records.computeIfPresent(handle.key(), (key, current) -> {
-                if (!current.isLiveAndOwnedBy(handle, now)) {
-                    return current.isLive(now) ? current : null;
+            records.computeIfPresent(handle.key(), (key, current) -> rebuild(current, now, e -> {
+                if (!e.handle().equals(handle)) {
+                    return e;
                 }
-                answer[0] = stateOf(current);
-                return current.renewedUntil(now + lease.toNanos(), time.now().plus(lease).toEpochMilli());
-            });
+                answer[0] = stateOf(e);
+                return e.renewedUntil(now + lease.toNanos(), time.now().plus(lease).toEpochMilli());
+            }));
             answers.put(handle, answer[0]);
         }
         return answers;
@@ -114,9 +162,8 @@ public final class InMemoryLockStore implements LockStore {
         Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
         long now = time.nanoTime();
         for (LockHandle handle : handles) {
-            Entry current = records.get(handle.key());
-            answers.put(handle, current != null && current.isLiveAndOwnedBy(handle, now)
-                    ? stateOf(current) : HoldState.LOST);
+            Entry own = find(records.get(handle.key()), handle, now);
+            answers.put(handle, own != null ? stateOf(own) : HoldState.LOST);
         }
         return answers;
     }
@@ -127,23 +174,21 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
-        while (true) {
-            Entry current = records.get(handle.key());
-            if (current == null || !current.handle().equals(handle)) {
-                return false;
+        boolean[] released = {false};
+        records.computeIfPresent(handle.key(), (key, current) -> rebuild(current, time.nanoTime(), e -> {
+            if (!e.handle().equals(handle)) {
+                return e;
             }
-            // removed only if still the entry looked at: a renewal or an abort mark may have replaced it, and then
-            // the new entry is looked at again; an expired one of ours goes too, but was no longer ours
-            if (records.remove(handle.key(), current)) {
-                return current.isLive(time.nanoTime());
-            }
-        }
+            released[0] = true;
+            return null;
+        }));
+        return released[0];
     }
 
     @Override
     public Optional<LockRecord> read(LockKey key) {
-        Entry current = records.get(key);
-        return current != null && current.isLive(time.nanoTime()) ? Optional.of(current.record()) : Optional.empty();
+        Entry live = rebuild(records.get(key), time.nanoTime(), UnaryOperator.identity());
+        return live != null ? Optional.of(live.record()) : Optional.empty();
     }
 
     @Override
@@ -151,9 +196,11 @@ public final class InMemoryLockStore implements LockStore {
         long now = time.nanoTime();
         purgeIdleRecords();
         List<LockRecord> live = new ArrayList<>(records.size());
-        for (Entry entry : records.values()) {
-            if (entry.isLive(now)) {
-                live.add(entry.record());
+        for (Entry chain : records.values()) {
+            for (Entry e = chain; e != null; e = e.next()) {
+                if (e.isLive(now)) {
+                    live.add(e.record());
+                }
             }
         }
         return live;
@@ -163,13 +210,10 @@ public final class InMemoryLockStore implements LockStore {
     public boolean markAbort(LockKey key) {
         long now = time.nanoTime();
         boolean[] marked = {false};
-        records.computeIfPresent(key, (k, current) -> {
-            if (!current.isLive(now)) {
-                return null;
-            }
+        records.computeIfPresent(key, (k, current) -> rebuild(current, now, e -> {
             marked[0] = true;
-            return current.abortMarked();
-        });
+            return e.abortMarked();
+        }));
         return marked[0];
     }
 
@@ -178,9 +222,14 @@ public final class InMemoryLockStore implements LockStore {
     public int purgeIdleRecords() {
         long now = time.nanoTime();
         int before = records.size();
-        // ConcurrentHashMap removes an entry here only if it is still the expired one that was tested
-        records.entrySet().removeIf(e -> !e.getValue().isLive(now));
+        // ConcurrentHashMap removes an entry here only if it is still the chain that was tested
+        records.entrySet().removeIf(e -> rebuild(e.getValue(), now, UnaryOperator.identity()) == null);
         return Math.max(0, before - records.size());
+    }
+
+    @Override
+    public boolean supportsModes() {
+        return true;
     }
 
     @Override

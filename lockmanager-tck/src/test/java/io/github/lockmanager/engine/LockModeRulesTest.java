@@ -1,0 +1,76 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.store.memory.InMemoryLockStore;
+import io.github.lockmanager.store.support.ForwardingLockStore;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What the manager checks before any store call for shared and hierarchical locks. */
+class LockModeRulesTest {
+
+    /** A store that keeps one holder per key, as the stores without mode support do. */
+    private static final class OneHolderPerKey extends ForwardingLockStore {
+        OneHolderPerKey() {
+            super(new InMemoryLockStore());
+        }
+
+        @Override
+        public boolean supportsModes() {
+            return false;
+        }
+    }
+
+    @Test
+    void aStoreWithoutModesRefusesSharedAndHierarchicalLocksNamingItself() throws Exception {
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(new OneHolderPerKey()).build()) {
+            assertThatThrownBy(() -> manager.lockShared("k")).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("OneHolderPerKey").hasMessageContaining("supportsModes");
+            assertThatThrownBy(() -> manager.lockPath("a/b", LockMode.EXCLUSIVE))
+                    .isInstanceOf(UnsupportedOperationException.class);
+            try (LockResource plain = manager.lock("k")) {
+                assertThat(plain.getLock().getMode()).as("exclusive locks are unchanged").isEqualTo(LockMode.EXCLUSIVE);
+            }
+        }
+    }
+
+    @Test
+    void pathsAndSeparatorsAreCheckedNamingWhatIsWrong() throws Exception {
+        assertThatThrownBy(() -> LockManagerBuilder.newBuilder().pathSeparator('\u0000'))
+                .hasMessageContaining("pathSeparator").hasMessageContaining("U+0000");
+        assertThatThrownBy(() -> LockManagerBuilder.newBuilder().pathSeparator('\uD800'))
+                .hasMessageContaining("pathSeparator");
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).pathSeparator('.')
+                .build()) {
+            assertThatThrownBy(() -> manager.lockPath(".a", LockMode.SHARED)).hasMessageContaining("empty segment at index 0");
+            assertThatThrownBy(() -> manager.lockPath("a.", LockMode.SHARED)).hasMessageContaining("empty segment at index 2");
+            assertThatThrownBy(() -> manager.lockPath("a", null)).hasMessage("lock mode must not be null");
+            assertThatThrownBy(() -> manager.lockPath("x".repeat(257), LockMode.SHARED)).hasMessageContaining("257 chars");
+            try (LockResource path = manager.lockPath("a/b.c", LockMode.EXCLUSIVE)) {
+                assertThat(manager.getLocks()).extracting(l -> l.getKey() + " " + l.getMode())
+                        .as("split at the configured separator only").containsExactlyInAnyOrder(
+                                "a/b INTENT_EXCLUSIVE", "a/b.c EXCLUSIVE");
+            }
+            assertThat(manager.getLocks()).isEmpty();
+        }
+    }
+
+    @Test
+    void theConflictTableIsSymmetricAndExclusiveCoversEverything() {
+        for (LockMode a : LockMode.values()) {
+            assertThat(LockMode.EXCLUSIVE.covers(a)).isTrue();
+            assertThat(a.covers(a)).isTrue();
+            for (LockMode b : LockMode.values()) {
+                assertThat(a.conflictsWith(b)).as("%s/%s", a, b).isEqualTo(b.conflictsWith(a));
+            }
+        }
+        assertThat(LockMode.SHARED.conflictsWith(LockMode.SHARED)).isFalse();
+        assertThat(LockMode.SHARED.covers(LockMode.INTENT_EXCLUSIVE)).isFalse();
+        assertThat(LockMode.SHARED.intention()).isEqualTo(LockMode.INTENT_SHARED);
+        assertThat(LockMode.EXCLUSIVE.intention()).isEqualTo(LockMode.INTENT_EXCLUSIVE);
+    }
+}
