@@ -2,6 +2,7 @@ package io.github.lockmanager.bench;
 
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockHandle;
@@ -47,6 +48,10 @@ final class StoreBench {
         handoff();
         throughput();
         listing();
+        if (subject.store().supportsModes()) {
+            sharedReaders();
+            hierarchy();
+        }
     }
 
     private LockManager manager(LockStore store, String node, String client, Duration renewal) throws LockException {
@@ -244,6 +249,45 @@ final class StoreBench {
             report.add("5. throughput, 8 threads", subject.name(), String.format(Locale.ROOT, "%.0f ops/s", ours),
                     String.format(Locale.ROOT, "%.0f ops/s", raw), ours / raw,
                     "distinct keys; baseline: " + subject.rawCycleDescription());
+        }
+    }
+
+    /**
+     * Figure 10: eight threads take and give back one key shared, against eight threads locking distinct keys
+     * exclusively in the same run: shared holders must not serialise on their key.
+     */
+    private void sharedReaders() throws Exception {
+        try (LockManager manager = manager(subject.store(), "readers", client("readers"), Duration.ofMinutes(3))) {
+            double readers = Throughput.perSecond(settings.throughputTime(), t -> manager.lockShared("report").close());
+            double writers = Throughput.perSecond(settings.throughputTime(), t -> manager.lock("w-" + t).close());
+            report.add("10. 8 readers on one key", subject.name(), String.format(Locale.ROOT, "%.0f ops/s", readers),
+                    String.format(Locale.ROOT, "%.0f ops/s", writers), readers / writers,
+                    "lockShared+close of one key by 8 threads; baseline: lock+close of 8 distinct keys (must be >= 0.8)");
+        }
+    }
+
+    /** Figure 11: a hierarchical exclusive lock three levels deep, against a plain lock, in store calls and time. */
+    private void hierarchy() throws Exception {
+        CountingLockStore counted = new CountingLockStore(subject.store());
+        try (LockManager manager = manager(counted, "hierarchy", client("hier"), Duration.ofMinutes(3))) {
+            long pathNanos = 0;
+            long plainNanos = 0;
+            long pathCalls = 0;
+            for (int i = 0; i < settings.cycles(); i++) {
+                long before = counted.totalCalls();
+                long start = System.nanoTime();
+                manager.lockPath("region/customer/order-" + i, LockMode.EXCLUSIVE).close();
+                long middle = System.nanoTime();
+                pathCalls += counted.totalCalls() - before;
+                manager.lock("plain-" + i).close();
+                plainNanos += System.nanoTime() - middle;
+                pathNanos += middle - start;
+            }
+            report.add("11. hierarchical lock, 3 levels", subject.name(),
+                    Report.nanos((double) pathNanos / settings.cycles()), Report.nanos((double) plainNanos / settings.cycles()),
+                    (double) pathNanos / plainNanos, String.format(Locale.ROOT, "lockPath(\"region/customer/order-i\", "
+                            + "EXCLUSIVE)+close: %.1f store calls per cycle (an intention on each ancestor, the lock, and "
+                            + "a release of each); baseline: lock+close of one key", (double) pathCalls / settings.cycles()));
         }
     }
 
