@@ -67,11 +67,9 @@ final class Acquirer {
         while (true) {
             Acquisition existing = table.get(level, key);
             if (existing != null) {
-                if (existing.isHeldBy(me) && existing.addHold()) {
-                    return new HoldResource(releaser, existing, false);
-                }
-                if (!clearedStale(existing, me)) {
-                    throw new AlreadyLockedException(key, nodeId, existing.holderName(), true);
+                LockResource reentry = reenterOrClear(existing, me);
+                if (reentry != null) {
+                    return reentry;
                 }
                 continue;
             }
@@ -100,11 +98,10 @@ final class Acquirer {
         while (true) {
             Acquisition exclusive = table.get(level, key);
             if (exclusive != null) {
-                if (exclusive.isHeldBy(me) && exclusive.addHold()) {
-                    return new HoldResource(releaser, exclusive, false);
-                }
-                if (!clearedStale(exclusive, me)) {
-                    throw new AlreadyLockedException(key, nodeId, exclusive.holderName(), true);
+                // held exclusively by this thread: that lock covers the new hold
+                LockResource reentry = reenterOrClear(exclusive, me);
+                if (reentry != null) {
+                    return reentry;
                 }
                 continue;
             }
@@ -134,19 +131,23 @@ final class Acquirer {
     }
 
     /**
-     * Cleans up an exclusive entry that no longer stands in the way of {@code me}: one that is gone, or whose holder
-     * thread died; {@code false} if it still stands.
+     * Answers for the exclusive entry of a key in the table: a new hold on it when it is {@code me}'s, {@code null}
+     * after cleaning it up when it no longer stands in the way (gone, or its holder thread died), else a refusal
+     * naming its holder, without a store call.
      */
-    private boolean clearedStale(Acquisition existing, Thread me) {
+    private LockResource reenterOrClear(Acquisition existing, Thread me) throws AlreadyLockedException {
+        if (existing.isHeldBy(me) && existing.addHold()) {
+            return new HoldResource(releaser, existing, false);
+        }
         if (existing.isGone()) {
             table.remove(existing);
-            return true;
+            return null;
         }
         if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
             releaser.reclaim(existing);
-            return true;
+            return null;
         }
-        return false;
+        throw new AlreadyLockedException(existing.key().name(), nodeId, existing.holderName(), true);
     }
 
     /** {@code me}'s live non-exclusive acquisition of the key whose mode covers {@code mode}, if any. */
