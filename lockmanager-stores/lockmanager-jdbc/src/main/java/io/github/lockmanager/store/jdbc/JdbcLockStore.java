@@ -2,6 +2,7 @@ package io.github.lockmanager.store.jdbc;
 
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.AcquireResult;
@@ -50,8 +51,15 @@ import java.util.regex.Pattern;
  * <p>Round trips: acquire 1 on PostgreSQL and MariaDB 10.5+ (whose upsert returns the row; a refusal on PostgreSQL
  * reads the holder's row too), 2 on MySQL and H2 (the atomic statement, then a read of the row); renew 1
  * on PostgreSQL, 2 elsewhere in one transaction (update, then read which rows were renewed), per batch; check,
- * release, abort, isLocked 1; getLocks 1. Every call takes a connection from the data source and returns it;
- * no transaction is left open.
+ * release, abort, isLocked 1; getLocks 2 (the lock table, then the holders table). Every call takes a connection
+ * from the data source and returns it; no transaction is left open.
+ *
+ * <p>{@linkplain #supportsModes() Every lock mode}: a key taken shared, or as an intention of a hierarchical lock,
+ * has a row per holder in {@code <table>_holders} (created with the lock table), and its row in the lock table is
+ * marked as held by them until the last one's lease ends, so exclusive acquisitions cost what they did
+ * ({@link SharedHolders}). Such a holder costs more: acquire is one transaction of 4 statements (lock the key's
+ * row, read its live holders, mark the row, insert the holder; a key without a row first gets one), release 1 + a
+ * transaction of 4, renew and check of a batch of them one more transaction of 3 or one more statement.
  *
  * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}
  * once it holds a connection: each statement runs with the remaining time as the connection's network timeout, so
@@ -64,7 +72,7 @@ import java.util.regex.Pattern;
  */
 public final class JdbcLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
-    private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
+    private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,54}");
     private static final int MAX_THREAD_NAME = 256;
 
     /** Network timeouts are enforced by the driver's socket; no executor work is needed. */
@@ -108,12 +116,15 @@ public final class JdbcLockStore implements LockStore {
 
         /**
          * The lock table, optionally schema-qualified ({@code schema.table}); letters, digits and {@code _}, at
-         * most 63 each. A prefix is part of the name ({@code myapp_locks}). Default {@code lockmanager_locks}.
+         * most 63 for the schema and 55 for the table, whose holders table adds {@code _holders} within the
+         * databases' limit of 63. A prefix is part of the name ({@code myapp_locks}). Default
+         * {@code lockmanager_locks}.
          */
         public Builder tableName(String table) {
             if (table == null || !TABLE_NAME.matcher(table).matches()) {
                 throw new IllegalArgumentException("tableName must be [schema.]name of letters, digits and '_' "
-                        + "(not starting with a digit, at most 63 each), was '" + table + "'");
+                        + "(not starting with a digit, at most 63 for the schema and 55 for the table, whose holders "
+                        + "table adds '_holders'), was '" + table + "'");
             }
             this.table = table;
             return this;
@@ -137,6 +148,7 @@ public final class JdbcLockStore implements LockStore {
         /** PostgreSQL's batch statements with array parameters; {@code null} elsewhere. */
         final String renewByArrays;
         final String statesByArrays;
+        final SharedHolders shared;
         private final String table;
         private final Map<String, String> byBatchSize = Collections.synchronizedMap(new HashMap<>());
 
@@ -144,7 +156,9 @@ public final class JdbcLockStore implements LockStore {
             this.dialect = dialect;
             this.table = table;
             String now = dialect.now();
-            String live = " AND owner_token IS NOT NULL AND expires_at > " + now;
+            // a row whose holders are in the holders table is shown through them
+            String live = " AND owner_token IS NOT NULL AND owner_token <> '" + SharedHolders.SHARED_OWNER
+                    + "' AND expires_at > " + now;
             this.acquire = dialect.acquire(table);
             this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
             this.readLive = readAny + live;
@@ -155,6 +169,7 @@ public final class JdbcLockStore implements LockStore {
             this.purge = dialect.purge(table);
             this.renewByArrays = dialect.renewByArrays(table);
             this.statesByArrays = dialect.statesByArrays(table);
+            this.shared = new SharedHolders(dialect, table);
         }
 
         /*
@@ -186,15 +201,18 @@ public final class JdbcLockStore implements LockStore {
     public void initialize() throws LockManagerException {
         Statements sql = statements();
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement create = c.prepareStatement(sql.dialect.createTable(table))) {
-                create.setQueryTimeout(timeoutSeconds(operationTimeout.toMillis()) * 6);
-                create.execute();
-                log.debug("Lock table {} is in place on {}", table, sql.dialect.name());
-            } catch (SQLException e) {
-                // another node may have created it at the same moment (PostgreSQL then reports a duplicate type)
-                if (!tableExists(c)) {
-                    throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create lock table " + table
-                            + " on " + sql.dialect.name() + ": " + SqlFailures.INSTANCE.describe(e), e);
+            for (String ddl : sql.dialect.createTables(table)) {
+                String created = ddl.contains(table + "_holders") ? table + "_holders" : table;
+                try (PreparedStatement create = c.prepareStatement(ddl)) {
+                    create.setQueryTimeout(timeoutSeconds(operationTimeout.toMillis()) * 6);
+                    create.execute();
+                    log.debug("Lock table {} is in place on {}", created, sql.dialect.name());
+                } catch (SQLException e) {
+                    // another node may have created it at the same moment (PostgreSQL then reports a duplicate type)
+                    if (!tableExists(c, created)) {
+                        throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create lock table "
+                                + created + " on " + sql.dialect.name() + ": " + SqlFailures.INSTANCE.describe(e), e);
+                    }
                 }
             }
             String problem = keyColumnProblem(sql.dialect, c);
@@ -222,7 +240,7 @@ public final class JdbcLockStore implements LockStore {
         }
     }
 
-    private boolean tableExists(Connection c) {
+    private static boolean tableExists(Connection c, String table) {
         try (PreparedStatement probe = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE 1 = 0");
              ResultSet ignored = probe.executeQuery()) {
             return true;
@@ -264,6 +282,20 @@ public final class JdbcLockStore implements LockStore {
     public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
         Statements sql = statements();
         LockHandle handle = request.handle();
+        if (request.mode() != LockMode.EXCLUSIVE) {
+            return call("acquire lock '" + handle.key().name() + "' " + request.mode(), (c, timeout) -> {
+                AcquireResult result = inTransaction(c, () -> sql.shared.acquire(c, request, lease));
+                if (result == null) {
+                    sql.shared.createFreeRow(c, handle.key());
+                    result = inTransaction(c, () -> sql.shared.acquire(c, request, lease));
+                }
+                if (result == null) {
+                    throw new SQLException("the row of lock '" + handle.key().name() + "' was deleted while it was "
+                            + "being taken", "40001");
+                }
+                return result;
+            });
+        }
         return call("acquire lock '" + handle.key().name() + "'", (c, timeout) -> {
             Optional<LockRecord> taken = Optional.empty();
             try (PreparedStatement acquire = c.prepareStatement(sql.acquire)) {
@@ -285,56 +317,97 @@ public final class JdbcLockStore implements LockStore {
                     throw e;
                 }
             }
-            if (taken.isPresent()) {
+            if (taken.isPresent() && !SharedHolders.SHARED_OWNER.equals(taken.get().ownerToken())) {
                 return AcquireResult.fromRecord(handle, taken.get());
             }
-            // name the holder: possibly this very acquisition, when an earlier attempt applied after all
-            return AcquireResult.fromRecord(handle, queryOne(c, sql.readLive, handle.key()).orElse(null));
+            // name the holder: possibly this very acquisition, when an earlier attempt applied after all; or, when
+            // the key is held in other modes, one of its holders
+            Optional<LockRecord> holder = queryOne(c, sql.readLive, handle.key());
+            if (holder.isEmpty()) {
+                holder = sql.shared.readAny(c, handle.key());
+            }
+            return AcquireResult.fromRecord(handle, holder.orElse(null));
         });
     }
 
     @Override
     public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
         Statements sql = statements();
-        return call("renew " + handles.size() + " locks", (c, timeout) -> {
-            if (sql.renewByArrays != null) {
-                try (PreparedStatement renew = prepare(c, sql.renewByArrays, timeout)) {
-                    renew.setLong(1, lease.toMillis());
-                    bindArrays(c, renew, 2, handles);
-                    return answers(handles, renew);
-                }
+        return call("renew " + handles.size() + " locks", (c, timeout) -> withHolders(handles,
+                renewRows(sql, c, timeout, handles, lease),
+                notFound -> inTransaction(c, () -> sql.shared.renew(c, notFound, lease, timeout))));
+    }
+
+    /** The lock table's answer for {@code handles}: only exclusive holders are found there. */
+    private static Map<LockHandle, HoldState> renewRows(Statements sql, Connection c, long timeout,
+                                                        List<LockHandle> handles, Duration lease) throws SQLException {
+        if (sql.renewByArrays != null) {
+            try (PreparedStatement renew = prepare(c, sql.renewByArrays, timeout)) {
+                renew.setLong(1, lease.toMillis());
+                bindArrays(c, renew, 2, handles);
+                return answers(handles, renew);
             }
-            int n = paddedSize(handles.size());
-            return inTransaction(c, () -> {
-                try (PreparedStatement renew = prepare(c, sql.renew(n), timeout)) {
-                    renew.setLong(1, lease.toMillis());
-                    bindBatch(renew, 2, handles, n);
-                    renew.executeUpdate();
-                }
-                try (PreparedStatement states = prepare(c, sql.states(n), timeout)) {
-                    bindBatch(states, 1, handles, n);
-                    return answers(handles, states);
-                }
-            });
+        }
+        int n = paddedSize(handles.size());
+        return inTransaction(c, () -> {
+            try (PreparedStatement renew = prepare(c, sql.renew(n), timeout)) {
+                renew.setLong(1, lease.toMillis());
+                bindBatch(renew, 2, handles, n);
+                renew.executeUpdate();
+            }
+            try (PreparedStatement states = prepare(c, sql.states(n), timeout)) {
+                bindBatch(states, 1, handles, n);
+                return answers(handles, states);
+            }
         });
     }
 
     @Override
     public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
         Statements sql = statements();
-        return call("check " + handles.size() + " locks", (c, timeout) -> {
-            if (sql.statesByArrays != null) {
-                try (PreparedStatement states = prepare(c, sql.statesByArrays, timeout)) {
-                    bindArrays(c, states, 1, handles);
-                    return answers(handles, states);
-                }
-            }
-            int n = paddedSize(handles.size());
-            try (PreparedStatement states = prepare(c, sql.states(n), timeout)) {
-                bindBatch(states, 1, handles, n);
+        return call("check " + handles.size() + " locks", (c, timeout) -> withHolders(handles,
+                checkRows(sql, c, timeout, handles), notFound -> sql.shared.states(c, notFound, timeout)));
+    }
+
+    private static Map<LockHandle, HoldState> checkRows(Statements sql, Connection c, long timeout,
+                                                        List<LockHandle> handles) throws SQLException {
+        if (sql.statesByArrays != null) {
+            try (PreparedStatement states = prepare(c, sql.statesByArrays, timeout)) {
+                bindArrays(c, states, 1, handles);
                 return answers(handles, states);
             }
-        });
+        }
+        int n = paddedSize(handles.size());
+        try (PreparedStatement states = prepare(c, sql.states(n), timeout)) {
+            bindBatch(states, 1, handles, n);
+            return answers(handles, states);
+        }
+    }
+
+    @FunctionalInterface
+    private interface HolderAnswers {
+        Map<LockHandle, HoldState> ask(List<LockHandle> handles) throws SQLException;
+    }
+
+    /**
+     * The lock table's {@code answers}, completed by the holders table for the handles the lock table did not
+     * find: those are holders in another mode, or lost. A node holding only exclusive locks never asks the holders
+     * table, unless one of its locks is lost.
+     */
+    private static Map<LockHandle, HoldState> withHolders(List<LockHandle> handles, Map<LockHandle, HoldState> answers,
+                                                          HolderAnswers holders) throws SQLException {
+        List<LockHandle> notFound = new ArrayList<>();
+        for (LockHandle handle : handles) {
+            if (answers.get(handle) == HoldState.LOST) {
+                notFound.add(handle);
+            }
+        }
+        if (notFound.isEmpty()) {
+            return answers;
+        }
+        Map<LockHandle, HoldState> all = new LinkedHashMap<>(answers);
+        all.putAll(holders.ask(notFound));
+        return all;
     }
 
     @Override
@@ -344,28 +417,36 @@ public final class JdbcLockStore implements LockStore {
             try (PreparedStatement release = c.prepareStatement(sql.release)) {
                 release.setString(1, handle.key().storageKey());
                 release.setString(2, handle.ownerToken());
-                return release.executeUpdate() == 1;
+                if (release.executeUpdate() == 1) {
+                    return true;
+                }
             }
+            // a holder in another mode, or a lock no longer ours
+            return inTransaction(c, () -> sql.shared.release(c, handle));
         });
     }
 
     @Override
     public Optional<LockRecord> read(LockKey key) throws LockManagerException {
         Statements sql = statements();
-        return call("read lock '" + key.name() + "'", (c, timeout) -> queryOne(c, sql.readLive, key));
+        return call("read lock '" + key.name() + "'", (c, timeout) -> {
+            Optional<LockRecord> exclusive = queryOne(c, sql.readLive, key);
+            return exclusive.isPresent() ? exclusive : sql.shared.readAny(c, key);
+        });
     }
 
     @Override
     public List<LockRecord> list() throws LockManagerException {
         Statements sql = statements();
         return call("list locks", (c, timeout) -> {
+            List<LockRecord> records = new ArrayList<>();
             try (PreparedStatement list = prepare(c, sql.listLive, timeout); ResultSet rs = list.executeQuery()) {
-                List<LockRecord> records = new ArrayList<>();
                 while (rs.next()) {
                     records.add(toRecord(rs, null));
                 }
-                return records;
             }
+            records.addAll(sql.shared.list(c, timeout));
+            return records;
         });
     }
 
@@ -375,21 +456,34 @@ public final class JdbcLockStore implements LockStore {
         return call("abort lock '" + key.name() + "'", (c, timeout) -> {
             try (PreparedStatement abort = c.prepareStatement(sql.abort)) {
                 abort.setString(1, key.storageKey());
-                return abort.executeUpdate() == 1;
+                if (abort.executeUpdate() == 1) {
+                    return true;
+                }
             }
+            return sql.shared.markAbort(c, key);
         });
     }
 
-    /** Deletes the rows that have been free or expired for longer than the idle record retention. */
+    /**
+     * Deletes the rows that have been free or expired for longer than the idle record retention, and the holders
+     * whose lease has ended.
+     */
     @Override
     public int purgeIdleRecords() throws LockManagerException {
         Statements sql = statements();
         return call("purge idle rows", (c, timeout) -> {
+            int holders = sql.shared.purge(c, timeout);
             try (PreparedStatement purge = prepare(c, sql.purge, timeout)) {
                 purge.setLong(1, idleRecordRetention.toMillis());
-                return purge.executeUpdate();
+                return holders + purge.executeUpdate();
             }
         });
+    }
+
+    /** Every lock mode: keys taken in other modes than exclusive have a row per holder in the holders table. */
+    @Override
+    public boolean supportsModes() {
+        return true;
     }
 
     @Override
@@ -409,7 +503,7 @@ public final class JdbcLockStore implements LockStore {
      * timeout alone, because the driver implements a query timeout (PostgreSQL's) with a task on its timer thread
      * per statement, which cost about a tenth of an uncontended lock+unlock when measured.
      */
-    private static PreparedStatement prepare(Connection c, String statement, long timeoutMillis) throws SQLException {
+    static PreparedStatement prepare(Connection c, String statement, long timeoutMillis) throws SQLException {
         PreparedStatement prepared = c.prepareStatement(statement);
         prepared.setQueryTimeout(timeoutSeconds(timeoutMillis));
         return prepared;
@@ -429,7 +523,7 @@ public final class JdbcLockStore implements LockStore {
     }
 
     /** Binds {@code n} keys, then {@code n} owner tokens, repeating the last lock to fill the padding. */
-    private static void bindBatch(PreparedStatement statement, int first, List<LockHandle> handles, int n)
+    static void bindBatch(PreparedStatement statement, int first, List<LockHandle> handles, int n)
             throws SQLException {
         for (int i = 0; i < n; i++) {
             LockHandle handle = handles.get(Math.min(i, handles.size() - 1));
@@ -472,18 +566,18 @@ public final class JdbcLockStore implements LockStore {
      * The record in a row of {@link SqlDialect#COLUMNS}, read by position; {@code key} is the row's key when the
      * caller knows it (then the stored form is not parsed again), else {@code null}.
      */
-    private static LockRecord toRecord(ResultSet rs, LockKey key) throws SQLException {
+    static LockRecord toRecord(ResultSet rs, LockKey key) throws SQLException {
         return new LockRecord(new LockHandle(key != null ? key : LockKey.parse(rs.getString(1)), rs.getString(2)),
                 rs.getString(3), rs.getString(4), Instant.ofEpochMilli(rs.getLong(6)), Instant.ofEpochMilli(rs.getLong(7)),
                 LockStatus.valueOf(rs.getString(5)), rs.getLong(8));
     }
 
-    private static int paddedSize(int n) {
+    static int paddedSize(int n) {
         return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
     }
 
     /** Thread names are shown, not compared: cut to the column and rid of the one character no database keeps. */
-    private static String storableThreadName(String name) {
+    static String storableThreadName(String name) {
         String cut = name.length() > MAX_THREAD_NAME ? name.substring(0, MAX_THREAD_NAME) : name;
         return cut.replace('\u0000', '?');
     }
@@ -499,7 +593,7 @@ public final class JdbcLockStore implements LockStore {
     }
 
     /** Runs {@code body} in one transaction, committed or rolled back before the connection goes back. */
-    private static <T> T inTransaction(Connection c, SqlBody<T> body) throws SQLException {
+    static <T> T inTransaction(Connection c, SqlBody<T> body) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         try {

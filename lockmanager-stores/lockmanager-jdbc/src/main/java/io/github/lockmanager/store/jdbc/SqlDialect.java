@@ -8,6 +8,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 
@@ -70,16 +72,22 @@ abstract class SqlDialect {
         return null;
     }
 
-    /** The DDL of {@code table}, from the shipped file. */
-    final String createTable(String table) {
+    /** The DDL of {@code table} and its holders table, from the shipped file: one statement each. */
+    final List<String> createTables(String table) {
         String resource = ddlFile();
         try (InputStream in = SqlDialect.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("DDL file " + resource + " is missing from the lockmanager jar");
             }
-            String ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8)
-                    .replaceAll("(?m)^--.*$", "").replaceAll(";\\s*$", "").trim();
-            return ddl.replaceAll("\\b" + DEFAULT_TABLE + "\\b", Matcher.quoteReplacement(table));
+            String ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8).replaceAll("(?m)^--.*$", "")
+                    .replaceAll("\\b" + DEFAULT_TABLE + "(_holders)?\\b", Matcher.quoteReplacement(table) + "$1");
+            List<String> statements = new ArrayList<>();
+            for (String statement : ddl.split(";")) {
+                if (!statement.isBlank()) {
+                    statements.add(statement.trim());
+                }
+            }
+            return statements;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read DDL file " + resource, e);
         }

@@ -15,3 +15,19 @@ CREATE TABLE IF NOT EXISTS lockmanager_locks (
     last_modified BIGINT       NOT NULL,
     PRIMARY KEY (lock_key)
 ) ENGINE=InnoDB;
+
+-- The holders of keys taken in another mode than exclusive (shared, or an intention of a hierarchical lock): one row
+-- per holder, each with its own lease. The key's row above then carries the owner token '~shared' and the latest
+-- lease of them, so that an exclusive acquisition sees the key as held. Named after the lock table plus _holders.
+CREATE TABLE IF NOT EXISTS lockmanager_locks_holders (
+    lock_key      VARCHAR(400) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
+    owner_token   VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    lock_mode     VARCHAR(16)  NOT NULL,
+    node_id       VARCHAR(128) CHARACTER SET utf8mb4 NOT NULL,
+    thread_name   VARCHAR(256) CHARACTER SET utf8mb4 NOT NULL,
+    status        VARCHAR(8)   NOT NULL,
+    lock_time     BIGINT       NOT NULL,
+    expires_at    BIGINT       NOT NULL,
+    fencing_token BIGINT       NOT NULL,
+    PRIMARY KEY (lock_key, owner_token)
+) ENGINE=InnoDB;

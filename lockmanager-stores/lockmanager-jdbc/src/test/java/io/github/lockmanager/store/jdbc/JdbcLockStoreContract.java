@@ -291,7 +291,11 @@ abstract class JdbcLockStoreContract {
     void aTableCreatedFromTheShippedDdlFileIsAccepted() throws Exception {
         String table = "lm_ddl_" + UUID.randomUUID().toString().substring(0, 8);
         try (Connection c = database.shared().getConnection(); java.sql.Statement s = c.createStatement()) {
-            s.execute(database.shippedDdl().replace("lockmanager_locks", table));
+            for (String ddl : database.shippedDdl().replaceAll("(?m)^--.*$", "").replace("lockmanager_locks", table).split(";")) {
+                if (!ddl.isBlank()) {
+                    s.execute(ddl);
+                }
+            }
         }
         try {
             JdbcLockStore fromFile = JdbcLockStore.builder(database.shared()).tableName(table).build();
@@ -302,6 +306,7 @@ abstract class JdbcLockStoreContract {
         } finally {
             try (Connection c = database.shared().getConnection(); java.sql.Statement s = c.createStatement()) {
                 s.execute("DROP TABLE " + table);
+                s.execute("DROP TABLE " + table + "_holders");
             }
         }
     }

@@ -1,0 +1,321 @@
+package io.github.lockmanager.store.jdbc;
+
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The holders of keys taken in a mode other than exclusive, in the holders table ({@code <table>_holders}): a row
+ * per holder with its own lease. While a key has such holders, its row in the lock table carries the owner token
+ * {@value #SHARED_OWNER} and the latest of their leases, so that the exclusive acquire statement, which takes a
+ * row only when it is free or expired, needs no change and no second round trip. Every change here runs in one
+ * transaction that first locks the key's row ({@code SELECT … FOR UPDATE}), so that the decision "no conflicting
+ * holder is live" and the write that follows it cannot interleave with another acquisition of the key. Locks are
+ * taken lock table first, holders table second, everywhere, so that two such transactions cannot deadlock.
+ */
+final class SharedHolders {
+    /** The owner token of a key row whose holders are in the holders table; no acquisition's token starts so. */
+    static final String SHARED_OWNER = "~shared";
+    /** How much later than the key row's the holders' renewal may read the database clock, at the most. */
+    private static final long CLOCK_READS_APART_MILLIS = 1000;
+    /** A holder's columns: a record's, then its mode. */
+    private static final String COLUMNS = SqlDialect.COLUMNS + ", lock_mode";
+
+    private final SqlDialect dialect;
+    private final String table;
+    private final String holders;
+    private final String lockRow;
+    private final String insertFreeRow;
+    private final String liveHoldersOfKey;
+    private final String anyLiveHolderOfKey;
+    private final String markShared;
+    private final String insertHolder;
+    private final String deleteHolder;
+    private final String latestLease;
+    private final String freeRow;
+    private final String setRowLease;
+    private final String abort;
+    private final String listLive;
+    private final String purge;
+
+    SharedHolders(SqlDialect dialect, String table) {
+        this.dialect = dialect;
+        this.table = table;
+        this.holders = table + "_holders";
+        String now = dialect.now();
+        this.lockRow = "SELECT owner_token, expires_at, fencing_token, " + now + " FROM " + table
+                + " WHERE lock_key = ? FOR UPDATE";
+        this.insertFreeRow = "INSERT INTO " + table + " (" + SqlDialect.COLUMNS + ", last_modified) VALUES (?, NULL, "
+                + "NULL, NULL, 'FREE', " + now + ", " + now + ", " + now + " * 1000, " + now + ")";
+        this.liveHoldersOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > ?";
+        this.anyLiveHolderOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > "
+                + now;
+        this.markShared = "UPDATE " + table + " SET owner_token = '" + SHARED_OWNER + "', node_id = ?, thread_name = ?, "
+                + "status = 'RUNNING', lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ?";
+        this.insertHolder = "INSERT INTO " + holders + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?)";
+        this.deleteHolder = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ? AND expires_at > ?";
+        this.latestLease = "SELECT MAX(expires_at) FROM " + holders + " WHERE lock_key = ? AND expires_at > ?";
+        this.freeRow = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = ?, last_modified = ? "
+                + "WHERE lock_key = ? AND owner_token = '" + SHARED_OWNER + "'";
+        this.setRowLease = "UPDATE " + table + " SET expires_at = ?, last_modified = ? WHERE lock_key = ? "
+                + "AND owner_token = '" + SHARED_OWNER + "'";
+        this.abort = "UPDATE " + holders + " SET status = 'ABORT' WHERE lock_key = ? AND expires_at > " + now;
+        this.listLive = "SELECT " + COLUMNS + " FROM " + holders + " WHERE expires_at > " + now;
+        this.purge = "DELETE FROM " + holders + " WHERE expires_at <= " + now;
+    }
+
+    /**
+     * Adds a holder for {@code request} unless a live holder of the key conflicts with its mode; {@code null} when the
+     * key has no row yet (the caller creates one with {@link #createFreeRow} and asks again). Runs in the caller's
+     * transaction.
+     */
+    AcquireResult acquire(Connection c, LockRequest request, Duration lease) throws SQLException {
+        LockHandle handle = request.handle();
+        String key = handle.key().storageKey();
+        KeyRow row = lockRow(c, key);
+        if (row == null) {
+            return null;
+        }
+        if (row.owner != null && !SHARED_OWNER.equals(row.owner) && row.expiresAt > row.now) {
+            return AcquireResult.heldBy(readExclusive(c, handle.key()));
+        }
+        for (LockRecord holder : liveHolders(c, handle.key(), row.now)) {
+            // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
+            if (holder.handle().equals(handle)) {
+                return AcquireResult.acquired(holder);
+            }
+            if (holder.mode().conflictsWith(request.mode())) {
+                return AcquireResult.heldBy(holder);
+            }
+        }
+        long expiresAt = row.now + lease.toMillis();
+        long token = Math.max(row.token + 1, row.now * 1000);
+        long rowLease = SHARED_OWNER.equals(row.owner) ? Math.max(row.expiresAt, expiresAt) : expiresAt;
+        String thread = JdbcLockStore.storableThreadName(request.threadName());
+        try (PreparedStatement mark = c.prepareStatement(markShared)) {
+            mark.setString(1, request.nodeId());
+            mark.setString(2, thread);
+            mark.setLong(3, row.now);
+            mark.setLong(4, rowLease);
+            mark.setLong(5, token);
+            mark.setLong(6, row.now);
+            mark.setString(7, key);
+            mark.executeUpdate();
+        }
+        try (PreparedStatement insert = c.prepareStatement(insertHolder)) {
+            insert.setString(1, key);
+            insert.setString(2, handle.ownerToken());
+            insert.setString(3, request.nodeId());
+            insert.setString(4, thread);
+            insert.setLong(5, row.now);
+            insert.setLong(6, expiresAt);
+            insert.setLong(7, token);
+            insert.setString(8, request.mode().name());
+            insert.executeUpdate();
+        }
+        return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
+                Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token, request.mode()));
+    }
+
+    /** Inserts a free row for a key that has none; a row another node inserted first does as well. */
+    void createFreeRow(Connection c, LockKey key) throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement(insertFreeRow)) {
+            insert.setString(1, key.storageKey());
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            if (!SqlFailures.isUniqueViolation(e)) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Removes {@code handle}'s holder if it is live, and moves the key row's lease to the latest of the holders left,
+     * or frees the row when none is. Runs in the caller's transaction.
+     */
+    boolean release(Connection c, LockHandle handle) throws SQLException {
+        String key = handle.key().storageKey();
+        KeyRow row = lockRow(c, key);
+        if (row == null || !SHARED_OWNER.equals(row.owner)) {
+            return false;
+        }
+        int removed;
+        try (PreparedStatement delete = c.prepareStatement(deleteHolder)) {
+            delete.setString(1, key);
+            delete.setString(2, handle.ownerToken());
+            delete.setLong(3, row.now);
+            removed = delete.executeUpdate();
+        }
+        if (removed == 0) {
+            return false;
+        }
+        long latest = 0;
+        try (PreparedStatement max = c.prepareStatement(latestLease)) {
+            max.setString(1, key);
+            max.setLong(2, row.now);
+            try (ResultSet rs = max.executeQuery()) {
+                if (rs.next()) {
+                    latest = rs.getLong(1);
+                }
+            }
+        }
+        try (PreparedStatement update = c.prepareStatement(latest > row.now ? setRowLease : freeRow)) {
+            update.setLong(1, latest > row.now ? latest : row.now);
+            update.setLong(2, row.now);
+            update.setString(3, key);
+            update.executeUpdate();
+        }
+        return true;
+    }
+
+    /**
+     * Renews the holders among {@code handles} that are live, and the key rows' leases with them; the answer has
+     * every handle given, {@link HoldState#LOST} for those not found. Runs in the caller's transaction.
+     */
+    Map<LockHandle, HoldState> renew(Connection c, List<LockHandle> handles, Duration lease, long timeoutMillis)
+            throws SQLException {
+        int n = JdbcLockStore.paddedSize(handles.size());
+        String now = dialect.now();
+        // the key rows first, as every transaction here takes them, and only those with one of these holders live:
+        // a row lease moved past its last live holder's would keep writers out for nothing. The row's lease gets a
+        // second more than the holders', which the next statement reads the clock for a moment later
+        try (PreparedStatement rows = JdbcLockStore.prepare(c, "UPDATE " + table + " t SET expires_at = GREATEST("
+                + "expires_at, " + now + " + ?), last_modified = " + now + " WHERE owner_token = '" + SHARED_OWNER
+                + "' AND lock_key IN (" + marks(n) + ") AND EXISTS (SELECT 1 FROM " + holders + " h WHERE "
+                + "h.lock_key = t.lock_key AND h.owner_token IN (" + marks(n) + ") AND h.expires_at > " + now + ")",
+                timeoutMillis)) {
+            rows.setLong(1, lease.toMillis() + CLOCK_READS_APART_MILLIS);
+            JdbcLockStore.bindBatch(rows, 2, handles, n);
+            rows.executeUpdate();
+        }
+        try (PreparedStatement renew = JdbcLockStore.prepare(c, "UPDATE " + holders + " SET expires_at = " + now
+                + " + ? WHERE lock_key IN (" + marks(n) + ") AND owner_token IN (" + marks(n) + ") AND expires_at > "
+                + now, timeoutMillis)) {
+            renew.setLong(1, lease.toMillis());
+            JdbcLockStore.bindBatch(renew, 2, handles, n);
+            renew.executeUpdate();
+        }
+        return states(c, handles, timeoutMillis);
+    }
+
+    /** Whether each of {@code handles} is a live holder, and whether an abort was asked of it. */
+    Map<LockHandle, HoldState> states(Connection c, List<LockHandle> handles, long timeoutMillis) throws SQLException {
+        int n = JdbcLockStore.paddedSize(handles.size());
+        Map<String, String> statusByOwner = new LinkedHashMap<>();
+        try (PreparedStatement states = JdbcLockStore.prepare(c, "SELECT owner_token, status FROM " + holders
+                + " WHERE lock_key IN (" + marks(n) + ") AND owner_token IN (" + marks(n) + ") AND expires_at > "
+                + dialect.now(), timeoutMillis)) {
+            JdbcLockStore.bindBatch(states, 1, handles, n);
+            try (ResultSet rs = states.executeQuery()) {
+                while (rs.next()) {
+                    statusByOwner.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
+        for (LockHandle handle : handles) {
+            String status = statusByOwner.get(handle.ownerToken());
+            answers.put(handle, HoldState.of(status != null, LockStatus.ABORT.name().equals(status)));
+        }
+        return answers;
+    }
+
+    /** Marks every live holder of {@code key}; {@code true} if there was one. */
+    boolean markAbort(Connection c, LockKey key) throws SQLException {
+        try (PreparedStatement mark = c.prepareStatement(abort)) {
+            mark.setString(1, key.storageKey());
+            return mark.executeUpdate() > 0;
+        }
+    }
+
+    /** A live holder of {@code key}, if any. */
+    Optional<LockRecord> readAny(Connection c, LockKey key) throws SQLException {
+        try (PreparedStatement read = c.prepareStatement(anyLiveHolderOfKey)) {
+            read.setString(1, key.storageKey());
+            try (ResultSet rs = read.executeQuery()) {
+                return rs.next() ? Optional.of(toRecord(rs, key)) : Optional.empty();
+            }
+        }
+    }
+
+    List<LockRecord> list(Connection c, long timeoutMillis) throws SQLException {
+        try (PreparedStatement list = JdbcLockStore.prepare(c, listLive, timeoutMillis); ResultSet rs = list.executeQuery()) {
+            List<LockRecord> records = new ArrayList<>();
+            while (rs.next()) {
+                records.add(toRecord(rs, null));
+            }
+            return records;
+        }
+    }
+
+    /** Deletes expired holders: their lease has ended, and the key's fencing counter lives in the key row. */
+    int purge(Connection c, long timeoutMillis) throws SQLException {
+        try (PreparedStatement delete = JdbcLockStore.prepare(c, purge, timeoutMillis)) {
+            return delete.executeUpdate();
+        }
+    }
+
+    private record KeyRow(String owner, long expiresAt, long token, long now) {
+    }
+
+    private KeyRow lockRow(Connection c, String key) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement(lockRow)) {
+            select.setString(1, key);
+            try (ResultSet rs = select.executeQuery()) {
+                return rs.next() ? new KeyRow(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)) : null;
+            }
+        }
+    }
+
+    private LockRecord readExclusive(Connection c, LockKey key) throws SQLException {
+        try (PreparedStatement read = c.prepareStatement("SELECT " + SqlDialect.COLUMNS + " FROM " + table
+                + " WHERE lock_key = ?")) {
+            read.setString(1, key.storageKey());
+            try (ResultSet rs = read.executeQuery()) {
+                return rs.next() ? JdbcLockStore.toRecord(rs, key) : null;
+            }
+        }
+    }
+
+    private List<LockRecord> liveHolders(Connection c, LockKey key, long now) throws SQLException {
+        try (PreparedStatement read = c.prepareStatement(liveHoldersOfKey)) {
+            read.setString(1, key.storageKey());
+            read.setLong(2, now);
+            try (ResultSet rs = read.executeQuery()) {
+                List<LockRecord> live = new ArrayList<>();
+                while (rs.next()) {
+                    live.add(toRecord(rs, key));
+                }
+                return live;
+            }
+        }
+    }
+
+    private static LockRecord toRecord(ResultSet rs, LockKey key) throws SQLException {
+        LockRecord record = JdbcLockStore.toRecord(rs, key);
+        return new LockRecord(record.handle(), record.nodeId(), record.threadName(), record.lockTime(),
+                record.expirationTime(), record.status(), record.fencingToken(), LockMode.valueOf(rs.getString(9)));
+    }
+
+    private static String marks(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
+    }
+}
