@@ -201,21 +201,15 @@ public final class JdbcLockStore implements LockStore {
     public void initialize() throws LockManagerException {
         Statements sql = statements();
         try (Connection c = dataSource.getConnection()) {
-            for (String ddl : sql.dialect.createTables(table)) {
-                String created = ddl.contains(table + "_holders") ? table + "_holders" : table;
-                try (PreparedStatement create = c.prepareStatement(ddl)) {
-                    create.setQueryTimeout(timeoutSeconds(operationTimeout.toMillis()) * 6);
-                    create.execute();
-                    log.debug("Lock table {} is in place on {}", created, sql.dialect.name());
-                } catch (SQLException e) {
-                    // another node may have created it at the same moment (PostgreSQL then reports a duplicate type)
-                    if (!tableExists(c, created)) {
-                        throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create lock table "
-                                + created + " on " + sql.dialect.name() + ": " + SqlFailures.INSTANCE.describe(e), e);
-                    }
+            // the lock table first: a holders table is not made for a lock table the store refuses
+            List<String> tables = sql.dialect.createTables(table);
+            create(c, sql.dialect, tables.get(0), table);
+            String problem = keyColumnProblem(sql.dialect, c);
+            if (problem == null) {
+                for (String ddl : tables.subList(1, tables.size())) {
+                    create(c, sql.dialect, ddl, table + "_holders");
                 }
             }
-            String problem = keyColumnProblem(sql.dialect, c);
             if (!c.getAutoCommit()) {
                 c.commit();
             }
@@ -227,6 +221,20 @@ public final class JdbcLockStore implements LockStore {
         } catch (SQLException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database to create lock table "
                     + table + ": " + SqlFailures.INSTANCE.describe(e), e);
+        }
+    }
+
+    private void create(Connection c, SqlDialect dialect, String ddl, String created) throws LockManagerException {
+        try (PreparedStatement create = c.prepareStatement(ddl)) {
+            create.setQueryTimeout(timeoutSeconds(operationTimeout.toMillis()) * 6);
+            create.execute();
+            log.debug("Lock table {} is in place on {}", created, dialect.name());
+        } catch (SQLException e) {
+            // another node may have created it at the same moment (PostgreSQL then reports a duplicate type)
+            if (!tableExists(c, created)) {
+                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create lock table " + created
+                        + " on " + dialect.name() + ": " + SqlFailures.INSTANCE.describe(e), e);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockResource;
@@ -307,6 +308,32 @@ abstract class JdbcLockStoreContract {
             try (Connection c = database.shared().getConnection(); java.sql.Statement s = c.createStatement()) {
                 s.execute("DROP TABLE " + table);
                 s.execute("DROP TABLE " + table + "_holders");
+            }
+        }
+    }
+
+    @Test
+    void aLockTableOfAnEarlierVersionGetsItsHoldersTableOnInitialize() throws Exception {
+        String table = "lm_old_" + UUID.randomUUID().toString().substring(0, 8);
+        String lockTableOnly = database.shippedDdl().replaceAll("(?m)^--.*$", "").replace("lockmanager_locks", table)
+                .split(";")[0];
+        try (Connection c = database.shared().getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute(lockTableOnly);
+        }
+        try {
+            JdbcLockStore upgraded = JdbcLockStore.builder(database.shared()).tableName(table).build();
+            upgraded.initialize();
+            LockKey key = key("old");
+            LockRequest reader = new LockRequest(new LockHandle(key, "r"), "n", "t", LockMode.SHARED);
+            assertThat(upgraded.acquire(reader, LEASE).isAcquired()).isTrue();
+            assertThat(upgraded.acquire(request(key, "w"), LEASE).isAcquired()).as("a writer while a reader holds")
+                    .isFalse();
+            assertThat(upgraded.release(reader.handle())).isTrue();
+            assertThat(upgraded.acquire(request(key, "w"), LEASE).isAcquired()).isTrue();
+        } finally {
+            try (Connection c = database.shared().getConnection(); java.sql.Statement s = c.createStatement()) {
+                s.execute("DROP TABLE " + table);
+                s.execute("DROP TABLE IF EXISTS " + table + "_holders");
             }
         }
     }

@@ -66,6 +66,7 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
         } finally {
             try (Connection c = Database.POSTGRES.shared().getConnection(); Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
+                s.execute("DROP TABLE IF EXISTS " + table + "_holders");
             }
         }
     }
