@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Three node processes with eight threads each take and release three hot keys for a few seconds, on HBase and
- * on PostgreSQL; a checker then proves from the recorded critical sections that the lock was a lock.
+ * on PostgreSQL, and with readers and writers mixed on PostgreSQL; a checker then proves from the recorded critical
+ * sections that the lock was a lock.
  */
 class MultiProcessClusterTest {
     private static final int NODES = 3;
@@ -41,8 +42,52 @@ class MultiProcessClusterTest {
         runAndCheck(Stores.postgres("lockmanager_cluster"));
     }
 
-    private void runAndCheck(Stores.Target target) throws Exception {
-        String client = "cluster-" + UUID.randomUUID().toString().substring(0, 8);
+    /**
+     * Readers and writers: 70% of the sections shared. A writer is never inside with anyone, readers were inside
+     * together, and a section that follows a conflicting one (a writer's, or any after a writer's) has a higher token.
+     */
+    @Test
+    void readersAndWritersOnPostgres() throws Exception {
+        Stores.Target target = Stores.postgres("lockmanager_cluster");
+        String client = "rw-" + UUID.randomUUID().toString().substring(0, 8);
+        List<Section> sections = run(target, client, 70);
+        Map<String, List<Section>> byKey = byKey(sections);
+        int writerOverlaps = 0;
+        int readerOverlaps = 0;
+        int tokenInversions = 0;
+        for (List<Section> onKey : byKey.values()) {
+            for (Section a : onKey) {
+                for (Section b : onKey) {
+                    if (a == b) {
+                        continue;
+                    }
+                    boolean overlap = a.enter < b.exit && b.enter < a.exit;
+                    if (overlap && (a.writer() || b.writer())) {
+                        writerOverlaps++;
+                    } else if (overlap) {
+                        readerOverlaps++;
+                    }
+                    if (a.exit < b.enter && (a.writer() || b.writer()) && b.token <= a.token) {
+                        tokenInversions++;
+                    }
+                }
+            }
+        }
+        long writers = sections.stream().filter(Section::writer).count();
+        List<LockRecord> left = left(target, client);
+        System.out.printf("%s readers/writers: %d processes x %d threads, %d keys, %d s: %d sections (%d writers), %d "
+                        + "writer overlaps, %d reader overlaps, %d token inversions, %d locks left%n", target.name(), NODES,
+                THREADS, byKey.size(), SECONDS, sections.size(), writers, writerOverlaps, readerOverlaps / 2,
+                tokenInversions, left.size());
+        assertThat(sections.size()).as("critical sections").isGreaterThan(100);
+        assertThat(writers).as("writer sections").isPositive();
+        assertThat(writerOverlaps).as("a writer inside together with anyone").isZero();
+        assertThat(readerOverlaps).as("readers inside together: shared really shares").isPositive();
+        assertThat(tokenInversions).as("tokens not above every earlier conflicting section's").isZero();
+        assertThat(left).as("locks left in the store").isEmpty();
+    }
+
+    private List<Section> run(Stores.Target target, String client, int readersPercent) throws Exception {
         Path counter = dir.resolve("counter");
         List<Path> outputs = new ArrayList<>();
         try (Children children = new Children(dir)) {
@@ -56,6 +101,7 @@ class MultiProcessClusterTest {
                 settings.put("node.seconds", Integer.toString(SECONDS));
                 settings.put("node.counter", counter.toString());
                 settings.put("node.out", out.toString());
+                settings.put("node.readers", Integer.toString(readersPercent));
                 nodes.add(children.start(settings));
             }
             for (Children.Child node : nodes) {
@@ -68,8 +114,24 @@ class MultiProcessClusterTest {
                 sections.add(Section.parse(line));
             }
         }
+        return sections;
+    }
+
+    private static Map<String, List<Section>> byKey(List<Section> sections) {
         Map<String, List<Section>> byKey = new HashMap<>();
         sections.forEach(s -> byKey.computeIfAbsent(s.key, k -> new ArrayList<>()).add(s));
+        return byKey;
+    }
+
+    private static List<LockRecord> left(Stores.Target target, String client) throws Exception {
+        LockStore store = target.store();
+        return store.list().stream().filter(r -> r.key().clientId().equals(client)).toList();
+    }
+
+    private void runAndCheck(Stores.Target target) throws Exception {
+        String client = "cluster-" + UUID.randomUUID().toString().substring(0, 8);
+        List<Section> sections = run(target, client, 0);
+        Map<String, List<Section>> byKey = byKey(sections);
         int overlaps = 0;
         int tokenInversions = 0;
         for (List<Section> onKey : byKey.values()) {
@@ -86,8 +148,7 @@ class MultiProcessClusterTest {
             }
         }
         long nodesSeen = sections.stream().map(s -> s.node).distinct().count();
-        LockStore store = target.store();
-        List<LockRecord> left = store.list().stream().filter(r -> r.key().clientId().equals(client)).toList();
+        List<LockRecord> left = left(target, client);
         System.out.printf("%s: %d processes x %d threads, %d keys, %d s: %d critical sections checked, %d overlaps, "
                         + "%d token inversions, %d locks left in the store%n", target.name(), NODES, THREADS,
                 byKey.size(), SECONDS, sections.size(), overlaps, tokenInversions, left.size());
@@ -99,10 +160,14 @@ class MultiProcessClusterTest {
         assertThat(left).as("locks left in the store").isEmpty();
     }
 
-    private record Section(String key, long token, String node, String thread, long enter, long exit) {
+    private record Section(String key, long token, String node, String thread, long enter, long exit, String mode) {
         static Section parse(String line) {
             String[] f = line.split(" ");
-            return new Section(f[0], Long.parseLong(f[1]), f[2], f[3], Long.parseLong(f[4]), Long.parseLong(f[5]));
+            return new Section(f[0], Long.parseLong(f[1]), f[2], f[3], Long.parseLong(f[4]), Long.parseLong(f[5]), f[6]);
+        }
+
+        boolean writer() {
+            return mode.equals("X");
         }
     }
 }
