@@ -82,7 +82,8 @@ final class AdminBean implements LockManagerMXBean {
         for (Acquisition acquisition : held) {
             rows.add(new HeldLockInfo(acquisition.key().level().name(), acquisition.key().name(),
                     acquisition.holderName(), acquisition.holds(),
-                    TimeUnit.NANOSECONDS.toMillis(now - acquisition.grantedAtNanos()), acquisition.fencingToken()));
+                    TimeUnit.NANOSECONDS.toMillis(now - acquisition.grantedAtNanos()), acquisition.fencingToken(),
+                    acquisition.mode().name()));
         }
         return rows;
     }

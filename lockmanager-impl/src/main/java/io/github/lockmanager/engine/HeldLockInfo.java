@@ -13,16 +13,18 @@ public final class HeldLockInfo {
     private final int holds;
     private final long heldForMillis;
     private final long fencingToken;
+    private final String mode;
 
-    @ConstructorParameters({"level", "key", "holderThread", "holds", "heldForMillis", "fencingToken"})
+    @ConstructorParameters({"level", "key", "holderThread", "holds", "heldForMillis", "fencingToken", "mode"})
     public HeldLockInfo(String level, String key, String holderThread, int holds, long heldForMillis,
-                        long fencingToken) {
+                        long fencingToken, String mode) {
         this.level = level;
         this.key = key;
         this.holderThread = holderThread;
         this.holds = holds;
         this.heldForMillis = heldForMillis;
         this.fencingToken = fencingToken;
+        this.mode = mode;
     }
 
     /** {@code DC} or {@code XDC}. */
@@ -55,9 +57,14 @@ public final class HeldLockInfo {
         return fencingToken;
     }
 
+    /** How it is held: a {@link io.github.lockmanager.LockMode} name, {@code EXCLUSIVE} for {@code lock()}. */
+    public String getMode() {
+        return mode;
+    }
+
     @Override
     public String toString() {
-        return level + " '" + key + "' held by thread '" + holderThread + "', " + holds + " hold(s), for "
+        return level + " '" + key + "' held " + mode + " by thread '" + holderThread + "', " + holds + " hold(s), for "
                 + heldForMillis + " ms, fencing token " + fencingToken;
     }
 }

@@ -1,6 +1,7 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.spi.LockStore;
@@ -45,6 +46,7 @@ class LockManagerMXBeanTest {
             assertThat(rows[0].get("holds")).isEqualTo(2);
             assertThat(rows[0].get("heldForMillis")).isEqualTo(90_000L);
             assertThat(rows[0].get("fencingToken")).isEqualTo(1L);
+            assertThat(rows[0].get("mode")).isEqualTo("EXCLUSIVE");
 
             LockManagerMXBean proxy = JMX.newMXBeanProxy(server, name, LockManagerMXBean.class);
             assertThat(proxy.getHeldLocks()).singleElement().satisfies(row -> {
@@ -94,6 +96,9 @@ class LockManagerMXBeanTest {
             });
             manager.unlock("invoice");
             assertThat(admin.getHeldLockCount()).isZero();
+            try (LockResource ignored = manager.lockShared("report")) {
+                assertThat(admin.getHeldLocks()).singleElement().extracting(HeldLockInfo::getMode).isEqualTo("SHARED");
+            }
         }
         assertThatThrownBy(() -> LockManagerBuilder.admin(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("LockManagerBuilder");
