@@ -187,10 +187,6 @@ public final class JdbcLockStore implements LockStore {
                     + " WHERE lock_key IN (" + marks(n) + ") AND owner_token IN (" + marks(n) + ") AND expires_at > "
                     + dialect.now());
         }
-
-        private static String marks(int n) {
-            return String.join(", ", Collections.nCopies(n, "?"));
-        }
     }
 
     /**
@@ -554,7 +550,7 @@ public final class JdbcLockStore implements LockStore {
     }
 
     /** Every handle whose owner token came back is held; the others are lost. */
-    private static Map<LockHandle, HoldState> answers(List<LockHandle> handles, PreparedStatement statement)
+    static Map<LockHandle, HoldState> answers(List<LockHandle> handles, PreparedStatement statement)
             throws SQLException {
         Map<String, String> statusByOwner = new HashMap<>();
         try (ResultSet rs = statement.executeQuery()) {
@@ -578,6 +574,11 @@ public final class JdbcLockStore implements LockStore {
         return new LockRecord(new LockHandle(key != null ? key : LockKey.parse(rs.getString(1)), rs.getString(2)),
                 rs.getString(3), rs.getString(4), Instant.ofEpochMilli(rs.getLong(6)), Instant.ofEpochMilli(rs.getLong(7)),
                 LockStatus.valueOf(rs.getString(5)), rs.getLong(8));
+    }
+
+    /** {@code n} parameter marks, for an IN-list. */
+    static String marks(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
     }
 
     static int paddedSize(int n) {

@@ -16,8 +16,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -219,23 +217,12 @@ final class SharedHolders {
     /** Whether each of {@code handles} is a live holder, and whether an abort was asked of it. */
     Map<LockHandle, HoldState> states(Connection c, List<LockHandle> handles, long timeoutMillis) throws SQLException {
         int n = JdbcLockStore.paddedSize(handles.size());
-        Map<String, String> statusByOwner = new LinkedHashMap<>();
         try (PreparedStatement states = JdbcLockStore.prepare(c, "SELECT owner_token, status FROM " + holders
                 + " WHERE lock_key IN (" + marks(n) + ") AND owner_token IN (" + marks(n) + ") AND expires_at > "
                 + dialect.now(), timeoutMillis)) {
             JdbcLockStore.bindBatch(states, 1, handles, n);
-            try (ResultSet rs = states.executeQuery()) {
-                while (rs.next()) {
-                    statusByOwner.put(rs.getString(1), rs.getString(2));
-                }
-            }
+            return JdbcLockStore.answers(handles, states);
         }
-        Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
-        for (LockHandle handle : handles) {
-            String status = statusByOwner.get(handle.ownerToken());
-            answers.put(handle, HoldState.of(status != null, LockStatus.ABORT.name().equals(status)));
-        }
-        return answers;
     }
 
     /** Marks every live holder of {@code key}; {@code true} if there was one. */
@@ -316,6 +303,6 @@ final class SharedHolders {
     }
 
     private static String marks(int n) {
-        return String.join(", ", Collections.nCopies(n, "?"));
+        return JdbcLockStore.marks(n);
     }
 }
