@@ -288,7 +288,11 @@ public final class JdbcLockStore implements LockStore {
         LockHandle handle = request.handle();
         if (request.mode() != LockMode.EXCLUSIVE) {
             return call("acquire lock '" + handle.key().name() + "' " + request.mode(), (c, timeout) -> {
-                AcquireResult result = inTransaction(c, () -> sql.shared.acquire(c, request, lease));
+                AcquireResult result = sql.shared.join(c, request, lease);
+                if (result != null) {
+                    return result;
+                }
+                result = inTransaction(c, () -> sql.shared.acquire(c, request, lease));
                 if (result == null) {
                     sql.shared.createFreeRow(c, handle.key());
                     result = inTransaction(c, () -> sql.shared.acquire(c, request, lease));
@@ -426,7 +430,7 @@ public final class JdbcLockStore implements LockStore {
                 }
             }
             // a holder in another mode, or a lock no longer ours
-            return inTransaction(c, () -> sql.shared.release(c, handle));
+            return sql.shared.release(c, handle);
         });
     }
 
@@ -597,7 +601,7 @@ public final class JdbcLockStore implements LockStore {
     }
 
     @FunctionalInterface
-    private interface SqlBody<T> {
+    interface SqlBody<T> {
         T run() throws SQLException;
     }
 

@@ -47,6 +47,10 @@ final class SharedHolders {
     private final String markShared;
     private final String insertHolder;
     private final String deleteHolder;
+    private final String deleteAnyOwn;
+    private final String readRow;
+    private final String extendJoined;
+    private final String anyLive;
     private final String latestLease;
     private final String freeRow;
     private final String setRowLease;
@@ -69,7 +73,13 @@ final class SharedHolders {
         this.markShared = "UPDATE " + table + " SET owner_token = '" + SHARED_OWNER + "', node_id = ?, thread_name = ?, "
                 + "status = 'RUNNING', lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ?";
         this.insertHolder = "INSERT INTO " + holders + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?)";
-        this.deleteHolder = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ? AND expires_at > ?";
+        this.deleteHolder = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
+        this.deleteAnyOwn = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ?";
+        this.readRow = lockRow.replace(" FOR UPDATE", "");
+        this.extendJoined = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, " + now + " + ?), last_modified = "
+                + now + " WHERE lock_key = ? AND owner_token = '" + SHARED_OWNER + "' AND fencing_token = ? AND "
+                + "expires_at > " + now;
+        this.anyLive = "SELECT COUNT(*) FROM " + holders + " WHERE lock_key = ? AND expires_at > " + now;
         this.latestLease = "SELECT MAX(expires_at) FROM " + holders + " WHERE lock_key = ? AND expires_at > ?";
         this.freeRow = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = ?, last_modified = ? "
                 + "WHERE lock_key = ? AND owner_token = '" + SHARED_OWNER + "'";
@@ -78,6 +88,71 @@ final class SharedHolders {
         this.abort = "UPDATE " + holders + " SET status = 'ABORT' WHERE lock_key = ? AND expires_at > " + now;
         this.listLive = "SELECT " + COLUMNS + " FROM " + holders + " WHERE expires_at > " + now;
         this.purge = "DELETE FROM " + holders + " WHERE expires_at <= " + now;
+    }
+
+    /**
+     * Joins the holders of a key whose row is already marked shared, without holding the row's lock for the
+     * decision, so that readers of one key do not queue for it: insert the holder, then extend the row's lease if
+     * the row is still the marked row that was read (the one short write readers of a key take turns for), then look
+     * for a live holder in a conflicting mode. A holder in a conflicting mode that joins at the same time either
+     * sees this one or is seen by it, since each looks only after its own write to the row. The token is the row's:
+     * above every earlier exclusive holder's, which is all a holder in these modes must be above. {@code null} when
+     * the row is not marked shared, or stopped being so meanwhile: then the caller takes the row's lock.
+     * Runs outside a transaction.
+     */
+    AcquireResult join(Connection c, LockRequest request, Duration lease) throws SQLException {
+        LockHandle handle = request.handle();
+        String key = handle.key().storageKey();
+        KeyRow row = readRow(c, key);
+        if (row == null || !SHARED_OWNER.equals(row.owner) || row.expiresAt <= row.now) {
+            return null;
+        }
+        long expiresAt = row.now + lease.toMillis();
+        String thread = JdbcLockStore.storableThreadName(request.threadName());
+        try (PreparedStatement insert = c.prepareStatement(insertHolder)) {
+            insert.setString(1, key);
+            insert.setString(2, handle.ownerToken());
+            insert.setString(3, request.nodeId());
+            insert.setString(4, thread);
+            insert.setLong(5, row.now);
+            insert.setLong(6, expiresAt);
+            insert.setLong(7, row.token);
+            insert.setString(8, request.mode().name());
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            if (!SqlFailures.isUniqueViolation(e)) {
+                throw e;
+            }
+            // an earlier attempt of this very request did insert it: the tx path answers by the SPI's rule
+            return null;
+        }
+        int extended;
+        try (PreparedStatement extend = c.prepareStatement(extendJoined)) {
+            extend.setLong(1, lease.toMillis());
+            extend.setString(2, key);
+            extend.setLong(3, row.token);
+            extended = extend.executeUpdate();
+        }
+        if (extended == 0) {
+            deleteOwn(c, handle);
+            return null;
+        }
+        for (LockRecord holder : liveHolders(c, handle.key(), row.now)) {
+            if (!holder.handle().equals(handle) && holder.mode().conflictsWith(request.mode())) {
+                deleteOwn(c, handle);
+                return AcquireResult.heldBy(holder);
+            }
+        }
+        return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
+                Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, row.token, request.mode()));
+    }
+
+    private void deleteOwn(Connection c, LockHandle handle) throws SQLException {
+        try (PreparedStatement delete = c.prepareStatement(deleteAnyOwn)) {
+            delete.setString(1, handle.key().storageKey());
+            delete.setString(2, handle.ownerToken());
+            delete.executeUpdate();
+        }
     }
 
     /**
@@ -146,41 +221,53 @@ final class SharedHolders {
     }
 
     /**
-     * Removes {@code handle}'s holder if it is live, and moves the key row's lease to the latest of the holders left,
-     * or frees the row when none is. Runs in the caller's transaction.
+     * Removes {@code handle}'s holder if it is live. Only the holder that finds no live holder left after its own
+     * is gone takes the row's lock, to move the row's lease to the latest of those that joined meanwhile or free the
+     * row: readers leaving a key do not queue for it, and of two last ones leaving at once the later one looks
+     * after both are gone. Runs outside a transaction; the last step in one of its own.
      */
     boolean release(Connection c, LockHandle handle) throws SQLException {
         String key = handle.key().storageKey();
-        KeyRow row = lockRow(c, key);
-        if (row == null || !SHARED_OWNER.equals(row.owner)) {
-            return false;
-        }
         int removed;
         try (PreparedStatement delete = c.prepareStatement(deleteHolder)) {
             delete.setString(1, key);
             delete.setString(2, handle.ownerToken());
-            delete.setLong(3, row.now);
             removed = delete.executeUpdate();
         }
         if (removed == 0) {
             return false;
         }
-        long latest = 0;
-        try (PreparedStatement max = c.prepareStatement(latestLease)) {
-            max.setString(1, key);
-            max.setLong(2, row.now);
-            try (ResultSet rs = max.executeQuery()) {
-                if (rs.next()) {
-                    latest = rs.getLong(1);
+        try (PreparedStatement live = c.prepareStatement(anyLive)) {
+            live.setString(1, key);
+            try (ResultSet rs = live.executeQuery()) {
+                if (rs.next() && rs.getLong(1) > 0) {
+                    return true;
                 }
             }
         }
-        try (PreparedStatement update = c.prepareStatement(latest > row.now ? setRowLease : freeRow)) {
-            update.setLong(1, latest > row.now ? latest : row.now);
-            update.setLong(2, row.now);
-            update.setString(3, key);
-            update.executeUpdate();
-        }
+        JdbcLockStore.inTransaction(c, () -> {
+            KeyRow row = lockRow(c, key);
+            if (row == null || !SHARED_OWNER.equals(row.owner)) {
+                return null;
+            }
+            long latest = 0;
+            try (PreparedStatement max = c.prepareStatement(latestLease)) {
+                max.setString(1, key);
+                max.setLong(2, row.now);
+                try (ResultSet rs = max.executeQuery()) {
+                    if (rs.next()) {
+                        latest = rs.getLong(1);
+                    }
+                }
+            }
+            try (PreparedStatement update = c.prepareStatement(latest > row.now ? setRowLease : freeRow)) {
+                update.setLong(1, latest > row.now ? latest : row.now);
+                update.setLong(2, row.now);
+                update.setString(3, key);
+                update.executeUpdate();
+            }
+            return null;
+        });
         return true;
     }
 
@@ -264,7 +351,15 @@ final class SharedHolders {
     }
 
     private KeyRow lockRow(Connection c, String key) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement(lockRow)) {
+        return row(c, lockRow, key);
+    }
+
+    private KeyRow readRow(Connection c, String key) throws SQLException {
+        return row(c, readRow, key);
+    }
+
+    private static KeyRow row(Connection c, String statement, String key) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement(statement)) {
             select.setString(1, key);
             try (ResultSet rs = select.executeQuery()) {
                 return rs.next() ? new KeyRow(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)) : null;
