@@ -57,9 +57,10 @@ import java.util.regex.Pattern;
  * <p>{@linkplain #supportsModes() Every lock mode}: a key taken shared, or as an intention of a hierarchical lock,
  * has a row per holder in {@code <table>_holders} (created with the lock table), and its row in the lock table is
  * marked as held by them until the last one's lease ends, so exclusive acquisitions cost what they did
- * ({@link SharedHolders}). Such a holder costs more: acquire is one transaction of 4 statements (lock the key's
- * row, read its live holders, mark the row, insert the holder; a key without a row first gets one), release 1 + a
- * transaction of 4, renew and check of a batch of them one more transaction of 3 or one more statement.
+ * ({@link SharedHolders}). Such a holder costs more: joining a key already marked 4 statements, else a transaction
+ * of 4 (lock the key's row, read its live holders, mark the row, insert the holder; a key without a row first gets
+ * one); release 1 more than an exclusive one, and a transaction of 3 for the last holder out; renew and check of a
+ * batch of them one more transaction of 3 or one more statement.
  *
  * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}
  * once it holds a connection: each statement runs with the remaining time as the connection's network timeout, so
