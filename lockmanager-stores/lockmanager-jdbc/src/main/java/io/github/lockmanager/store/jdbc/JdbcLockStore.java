@@ -59,8 +59,8 @@ import java.util.regex.Pattern;
  * marked as held by them until the last one's lease ends, so exclusive acquisitions cost what they did
  * ({@link SharedHolders}). Such a holder costs more: joining a key already marked 4 statements, else a transaction
  * of 4 (lock the key's row, read its live holders, mark the row, insert the holder; a key without a row first gets
- * one); release 1 more than an exclusive one, and a transaction of 3 for the last holder out; renew and check of a
- * batch of them one more transaction of 3 or one more statement.
+ * one); release 3 statements (the lock table is tried first), and a transaction of 3 for the last holder out;
+ * renew and check of a batch of them one more transaction of 3 or one more statement.
  *
  * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}
  * once it holds a connection: each statement runs with the remaining time as the connection's network timeout, so
