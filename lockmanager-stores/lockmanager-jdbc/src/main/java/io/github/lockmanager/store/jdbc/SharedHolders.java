@@ -109,16 +109,8 @@ final class SharedHolders {
         }
         long expiresAt = row.now + lease.toMillis();
         String thread = JdbcLockStore.storableThreadName(request.threadName());
-        try (PreparedStatement insert = c.prepareStatement(insertHolder)) {
-            insert.setString(1, key);
-            insert.setString(2, handle.ownerToken());
-            insert.setString(3, request.nodeId());
-            insert.setString(4, thread);
-            insert.setLong(5, row.now);
-            insert.setLong(6, expiresAt);
-            insert.setLong(7, row.token);
-            insert.setString(8, request.mode().name());
-            insert.executeUpdate();
+        try {
+            insertHolder(c, request, thread, row.now, expiresAt, row.token);
         } catch (SQLException e) {
             if (!SqlFailures.isUniqueViolation(e)) {
                 throw e;
@@ -145,6 +137,21 @@ final class SharedHolders {
         }
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
                 Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, row.token, request.mode()));
+    }
+
+    private void insertHolder(Connection c, LockRequest request, String thread, long now, long expiresAt, long token)
+            throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement(insertHolder)) {
+            insert.setString(1, request.key().storageKey());
+            insert.setString(2, request.handle().ownerToken());
+            insert.setString(3, request.nodeId());
+            insert.setString(4, thread);
+            insert.setLong(5, now);
+            insert.setLong(6, expiresAt);
+            insert.setLong(7, token);
+            insert.setString(8, request.mode().name());
+            insert.executeUpdate();
+        }
     }
 
     private void deleteOwn(Connection c, LockHandle handle) throws SQLException {
@@ -193,17 +200,7 @@ final class SharedHolders {
             mark.setString(7, key);
             mark.executeUpdate();
         }
-        try (PreparedStatement insert = c.prepareStatement(insertHolder)) {
-            insert.setString(1, key);
-            insert.setString(2, handle.ownerToken());
-            insert.setString(3, request.nodeId());
-            insert.setString(4, thread);
-            insert.setLong(5, row.now);
-            insert.setLong(6, expiresAt);
-            insert.setLong(7, token);
-            insert.setString(8, request.mode().name());
-            insert.executeUpdate();
-        }
+        insertHolder(c, request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
                 Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token, request.mode()));
     }
