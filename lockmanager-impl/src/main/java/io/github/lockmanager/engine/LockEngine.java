@@ -108,20 +108,8 @@ final class LockEngine implements LockManager {
                 + "the ancestors", mode);
         lifecycle.requireOpen();
         requireModes();
-        List<String> steps = KeyValidator.pathPrefixes(path, settings.pathSeparator());
-        Thread me = Thread.currentThread();
-        List<LockResource> taken = new ArrayList<>(steps.size());
-        try {
-            for (int i = 0; i < steps.size(); i++) {
-                boolean resource = i == steps.size() - 1;
-                taken.add(resource && mode == LockMode.EXCLUSIVE ? lock(steps.get(i), level)
-                        : acquirer.acquire(steps.get(i), level, resource ? mode : mode.intention(), me));
-            }
-        } catch (LockException | RuntimeException e) {
-            PathResource.closeBottomUp(taken);
-            throw e;
-        }
-        return new PathResource(taken);
+        return PathResource.take(acquirer, KeyValidator.pathPrefixes(path, settings.pathSeparator()), mode, level,
+                Thread.currentThread());
     }
 
     private void requireModes() {

@@ -1,8 +1,12 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -17,6 +21,26 @@ final class PathResource implements LockResource {
     PathResource(List<LockResource> topDown) {
         this.topDown = List.copyOf(topDown);
         this.resource = this.topDown.get(this.topDown.size() - 1);
+    }
+
+    /**
+     * Takes each of {@code steps} top-down for {@code me}, the ancestors in {@code mode}'s intention and the last in
+     * {@code mode}; if a step is refused or fails, gives back the steps already taken before throwing.
+     */
+    static PathResource take(Acquirer acquirer, List<String> steps, LockMode mode, LockLevel level, Thread me)
+            throws LockException {
+        List<LockResource> taken = new ArrayList<>(steps.size());
+        try {
+            for (int i = 0; i < steps.size(); i++) {
+                boolean resource = i == steps.size() - 1;
+                taken.add(resource && mode == LockMode.EXCLUSIVE ? acquirer.acquire(steps.get(i), level, me)
+                        : acquirer.acquire(steps.get(i), level, resource ? mode : mode.intention(), me));
+            }
+        } catch (LockException | RuntimeException e) {
+            closeBottomUp(taken);
+            throw e;
+        }
+        return new PathResource(taken);
     }
 
     /** Gives back {@code holds}, bottom-up: what a path's holds need when it is closed or fails half-way. */
