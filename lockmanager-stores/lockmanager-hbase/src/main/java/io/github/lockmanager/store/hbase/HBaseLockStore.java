@@ -2,6 +2,7 @@ package io.github.lockmanager.store.hbase;
 
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.AcquireResult;
@@ -14,6 +15,7 @@ import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import io.github.lockmanager.store.support.StoreBuilder;
+import io.github.lockmanager.store.hbase.HolderSlots.Held;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CompareOperator;
@@ -34,6 +36,7 @@ import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
@@ -57,6 +60,7 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.FAMILY;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.FREE;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.META;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.OWNER;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.SHARED_OWNER;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
 
 /**
@@ -95,6 +99,7 @@ public final class HBaseLockStore implements LockStore {
     private final Duration idleRecordRetention;
     private final RetryPolicy retries;
     private final ExecutorService batchPool;
+    private final SharedHolders holders = new SharedHolders();
 
     private HBaseLockStore(Builder builder) {
         this.connection = builder.connection;
@@ -217,9 +222,13 @@ public final class HBaseLockStore implements LockStore {
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
         LockHandle handle = request.handle();
+        long leaseMillis = lease.toMillis();
+        if (request.mode() != LockMode.EXCLUSIVE) {
+            return call("acquire lock '" + handle.key().name() + "' " + request.mode(),
+                    table -> holders.acquire(table, request, leaseMillis));
+        }
         byte[] row = rowKey(handle.key().storageKey());
         byte[] owner = Bytes.toBytes(handle.ownerToken());
-        long leaseMillis = lease.toMillis();
         return call("acquire lock '" + handle.key().name() + "'", table -> {
             long lockTime = System.currentTimeMillis();
             RowMutations mutations = new RowMutations(row, 3);
@@ -227,55 +236,69 @@ public final class HBaseLockStore implements LockStore {
             mutations.add(new Put(row).addColumn(FAMILY, META,
                     LockMeta.encode(request.nodeId(), request.threadName(), lockTime, leaseMillis)));
             mutations.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
-            CheckAndMutateResult written;
-            try {
-                written = table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE).build(mutations));
-            } catch (IOException e) {
-                // the write may have applied: only the row can tell
-                Result read = table.get(fullRow(row));
-                Optional<LockRecord> current = toRecord(read);
-                if (current.isPresent() && current.get().handle().equals(handle)) {
-                    return ours(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
-                }
-                throw e;
+            Instant locked = Instant.ofEpochMilli(lockTime);
+            LockRecord granted = new LockRecord(handle, request.nodeId(), request.threadName(), locked,
+                    locked.plusMillis(leaseMillis), LockStatus.RUNNING, 0);
+            AcquireResult result = takeIf(table, row, CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE)
+                    .build(mutations), granted);
+            if (result != null) {
+                return result;
             }
-            Cell counter = written.getResult() == null ? null : written.getResult().getColumnLatestCell(FAMILY, COUNTER);
-            if (written.isSuccess() && counter != null) {
-                Instant locked = Instant.ofEpochMilli(lockTime);
-                return ours(table, row, new LockRecord(handle, request.nodeId(), request.threadName(), locked,
-                        locked.plusMillis(leaseMillis), LockStatus.RUNNING, Bytes.toLong(CellUtil.cloneValue(counter))),
-                        counter);
+            Result read = table.get(LockRows.fullRow(row));
+            if (Arrays.equals(SHARED_OWNER, read.getValue(FAMILY, OWNER)) && LockRows.records(read).isEmpty()) {
+                // the holders in the slots are gone without the last one freeing the owner cell: it crashed
+                result = takeIf(table, row, CheckAndMutate.newBuilder(row)
+                        .ifMatches(HolderFilters.mayHold(LockMode.EXCLUSIVE, -1, null)).build(mutations), granted);
+                if (result != null) {
+                    return result;
+                }
+                read = table.get(LockRows.fullRow(row));
             }
             // refused: name the holder, which may be this very acquisition when an earlier attempt that timed
             // out applied after all
-            Result read = table.get(fullRow(row));
-            Optional<LockRecord> current = toRecord(read);
-            if (current.isPresent() && current.get().handle().equals(handle)) {
-                return ours(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
-            }
-            return AcquireResult.heldBy(current.orElse(null));
+            return ownOr(table, row, read, handle);
         });
     }
 
     /**
-     * The acquisition of a row this call holds. If its counter was created by this acquisition (the row is new,
-     * or was purged after idling), the counter is first moved to {@code 1 + 1000 * t}, {@code t} being the
-     * region server's time of the write, so that the token is above every token the key had before.
+     * The acquisition {@code granted} if {@code write} applies (its token from the counter the write moved), or if
+     * it times out and the row shows it applied; {@code null} if refused.
      */
-    private static AcquireResult ours(Table table, byte[] row, LockRecord record, Cell counter) throws IOException {
-        if (record.fencingToken() != 1) {
-            return AcquireResult.acquired(record);
+    private static AcquireResult takeIf(Table table, byte[] row, CheckAndMutate write, LockRecord granted)
+            throws IOException {
+        CheckAndMutateResult written;
+        try {
+            written = table.checkAndMutate(write);
+        } catch (IOException e) {
+            // the write may have applied: only the row can tell
+            Result read = table.get(LockRows.fullRow(row));
+            Optional<LockRecord> current = LockRows.exclusive(read);
+            if (current.isPresent() && current.get().handle().equals(granted.handle())) {
+                return settle(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
+            }
+            throw e;
         }
-        byte[] owner = Bytes.toBytes(record.handle().ownerToken());
-        CheckAndMutateResult moved = table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner)
-                .build(new Increment(row).addColumn(FAMILY, COUNTER, 1000 * counter.getTimestamp())));
-        if (!moved.isSuccess()) {
-            // the lease ran out between the two writes: the lock is not ours any more
-            return AcquireResult.heldBy(toRecord(table.get(fullRow(row))).orElse(null));
+        Cell counter = written.getResult() == null ? null : written.getResult().getColumnLatestCell(FAMILY, COUNTER);
+        if (!written.isSuccess() || counter == null) {
+            return null;
         }
-        long token = Bytes.toLong(moved.getResult().getValue(FAMILY, COUNTER));
-        return AcquireResult.acquired(new LockRecord(record.handle(), record.nodeId(), record.threadName(),
-                record.lockTime(), record.expirationTime(), record.status(), token));
+        return settle(table, row, new LockRecord(granted.handle(), granted.nodeId(), granted.threadName(),
+                granted.lockTime(), granted.expirationTime(), LockStatus.RUNNING,
+                Bytes.toLong(CellUtil.cloneValue(counter))), counter);
+    }
+
+    /** This acquisition if {@code read} shows it as the row's owner, else a refusal naming a holder. */
+    private static AcquireResult ownOr(Table table, byte[] row, Result read, LockHandle handle) throws IOException {
+        Optional<LockRecord> current = LockRows.exclusive(read);
+        if (current.isPresent() && current.get().handle().equals(handle)) {
+            return settle(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
+        }
+        return AcquireResult.heldBy(current.or(() -> LockRows.anyHolder(read)).orElse(null));
+    }
+
+    private static AcquireResult settle(Table table, byte[] row, LockRecord record, Cell counter) throws IOException {
+        return FencingCounter.settle(table, row,
+                HolderFilters.is(OWNER, Bytes.toBytes(record.handle().ownerToken())), record, counter);
     }
 
     @Override
@@ -283,7 +306,14 @@ public final class HBaseLockStore implements LockStore {
         long leaseMillis = lease.toMillis();
         return call("renew " + handles.size() + " locks", table -> {
             List<Row> actions = new ArrayList<>(handles.size() * 2);
+            List<Held> slotted = new ArrayList<>(handles.size());
             for (LockHandle handle : handles) {
+                Held held = holders.of(handle);
+                slotted.add(held);
+                if (held != null) {
+                    SharedHolders.addRenewal(held, leaseMillis, actions);
+                    continue;
+                }
                 byte[] row = rowKey(handle.key().storageKey());
                 byte[] owner = Bytes.toBytes(handle.ownerToken());
                 // the lease in the meta cell is the acquisition's, which renews with the same lease
@@ -295,6 +325,11 @@ public final class HBaseLockStore implements LockStore {
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             for (int i = 0; i < handles.size(); i++) {
                 LockHandle handle = handles.get(i);
+                if (slotted.get(i) != null) {
+                    answers.put(handle, holders.renewed(handle, slotted.get(i), (CheckAndMutateResult) results[2 * i],
+                            (Result) results[2 * i + 1]));
+                    continue;
+                }
                 boolean renewed = ((CheckAndMutateResult) results[2 * i]).isSuccess();
                 byte[] abortFor = ((Result) results[2 * i + 1]).getValue(FAMILY, ABORT);
                 answers.put(handle, HoldState.of(renewed, Arrays.equals(abortFor, Bytes.toBytes(handle.ownerToken()))));
@@ -307,12 +342,20 @@ public final class HBaseLockStore implements LockStore {
     public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
         return call("check " + handles.size() + " locks", table -> {
             List<Get> gets = new ArrayList<>(handles.size());
+            List<Held> slotted = new ArrayList<>(handles.size());
             for (LockHandle handle : handles) {
-                gets.add(new Get(rowKey(handle.key().storageKey())).addColumn(FAMILY, OWNER).addColumn(FAMILY, ABORT));
+                Held held = holders.of(handle);
+                slotted.add(held);
+                gets.add(held != null ? SharedHolders.checkOf(held)
+                        : new Get(rowKey(handle.key().storageKey())).addColumn(FAMILY, OWNER).addColumn(FAMILY, ABORT));
             }
             Result[] results = table.get(gets);
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             for (int i = 0; i < handles.size(); i++) {
+                if (slotted.get(i) != null) {
+                    answers.put(handles.get(i), holders.checked(handles.get(i), slotted.get(i), results[i]));
+                    continue;
+                }
                 byte[] owner = Bytes.toBytes(handles.get(i).ownerToken());
                 Result result = results[i];
                 answers.put(handles.get(i), HoldState.of(Arrays.equals(owner, result.getValue(FAMILY, OWNER)),
@@ -324,6 +367,11 @@ public final class HBaseLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) throws LockManagerException {
+        Held held = holders.of(handle);
+        if (held != null) {
+            return call("release lock '" + handle.key().name() + "' " + held.cell().mode(),
+                    table -> holders.release(table, handle, held));
+        }
         byte[] row = rowKey(handle.key().storageKey());
         byte[] owner = Bytes.toBytes(handle.ownerToken());
         return call("release lock '" + handle.key().name() + "'", table -> {
@@ -344,7 +392,7 @@ public final class HBaseLockStore implements LockStore {
 
     @Override
     public Optional<LockRecord> read(LockKey key) throws LockManagerException {
-        return call("read lock '" + key.name() + "'", table -> toRecord(table.get(fullRow(rowKey(key.storageKey())))));
+        return call("read lock '" + key.name() + "'", table -> LockRows.anyHolder(table.get(LockRows.fullRow(rowKey(key.storageKey())))));
     }
 
     @Override
@@ -355,7 +403,7 @@ public final class HBaseLockStore implements LockStore {
             List<LockRecord> records = new ArrayList<>();
             try (ResultScanner scanner = table.getScanner(new Scan().addFamily(FAMILY).setFilter(locked).setCaching(500))) {
                 for (Result result : scanner) {
-                    toRecord(result).ifPresent(records::add);
+                    records.addAll(LockRows.records(result));
                 }
             }
             return records;
@@ -368,12 +416,14 @@ public final class HBaseLockStore implements LockStore {
         return call("abort lock '" + key.name() + "'", table -> {
             // the owner may change between the read and the write; a few rounds settle it
             for (int round = 0; round < 3; round++) {
-                byte[] owner = table.get(new Get(row).addColumn(FAMILY, OWNER)).getValue(FAMILY, OWNER);
-                if (owner == null || owner.length == 0) {
-                    return false;
+                Result read = table.get(LockRows.fullRow(row));
+                Optional<LockRecord> owner = LockRows.exclusive(read);
+                if (owner.isEmpty()) {
+                    return SharedHolders.markAbort(table, read);
                 }
-                if (table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner)
-                        .build(new Put(row).addColumn(FAMILY, ABORT, owner))).isSuccess()) {
+                byte[] token = Bytes.toBytes(owner.get().handle().ownerToken());
+                if (table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, token)
+                        .build(new Put(row).addColumn(FAMILY, ABORT, token))).isSuccess()) {
                     return true;
                 }
             }
@@ -391,15 +441,17 @@ public final class HBaseLockStore implements LockStore {
     public int purgeIdleRecords() throws LockManagerException {
         return call("purge idle rows", table -> {
             long cutoff = System.currentTimeMillis() - idleRecordRetention.toMillis();
-            // owner tokens are never empty: only rows without a live owner cell pass
-            SingleColumnValueFilter unowned = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, FREE);
-            unowned.setFilterIfMissing(false);
+            // owner tokens are never empty: only rows without a live exclusive owner pass
+            SingleColumnValueFilter free = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, FREE);
+            free.setFilterIfMissing(false);
+            FilterList unowned = new FilterList(FilterList.Operator.MUST_PASS_ONE, free,
+                    new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, SHARED_OWNER));
             int purged = 0;
             try (ResultScanner scanner = table.getScanner(new Scan().addFamily(FAMILY).setFilter(unowned).setCaching(500))) {
                 for (Result result : scanner) {
                     byte[] counter = result.getValue(FAMILY, COUNTER);
                     long newest = newestCell(result);
-                    if (counter == null || newest >= cutoff) {
+                    if (counter == null || newest >= cutoff || !LockRows.records(result).isEmpty()) {
                         continue;
                     }
                     if (table.checkAndMutate(CheckAndMutate.newBuilder(result.getRow()).ifEquals(FAMILY, COUNTER, counter)
@@ -432,6 +484,12 @@ public final class HBaseLockStore implements LockStore {
         }
     }
 
+    /** Holders of every mode, exclusive ones in the owner cell, the others in slots ({@link SharedHolders}). */
+    @Override
+    public boolean supportsModes() {
+        return true;
+    }
+
     @Override
     public String toString() {
         return "HBaseLockStore[" + tableName + "]";
@@ -443,27 +501,6 @@ public final class HBaseLockStore implements LockStore {
      */
     private static Put leasedOwner(byte[] row, byte[] owner, long leaseMillis) {
         return new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(leaseMillis);
-    }
-
-    private static Get fullRow(byte[] row) {
-        return new Get(row).addFamily(FAMILY);
-    }
-
-    /** The live lock in a row, if its owner cell is neither expired nor released. */
-    private static Optional<LockRecord> toRecord(Result result) {
-        Cell owner = result.getColumnLatestCell(FAMILY, OWNER);
-        if (owner == null || owner.getValueLength() == 0) {
-            return Optional.empty();
-        }
-        byte[] ownerToken = result.getValue(FAMILY, OWNER);
-        LockKey key = LockKey.parse(HBaseTableLayout.storageKey(result.getRow()));
-        LockMeta meta = LockMeta.decode(result.getValue(FAMILY, META));
-        Instant renewedAt = Instant.ofEpochMilli(owner.getTimestamp());
-        byte[] abortFor = result.getValue(FAMILY, ABORT);
-        return Optional.of(new LockRecord(new LockHandle(key, Bytes.toString(ownerToken)), meta.nodeId(),
-                meta.threadName(), Instant.ofEpochMilli(meta.lockTime()), renewedAt.plusMillis(meta.leaseMillis()),
-                Arrays.equals(ownerToken, abortFor) ? LockStatus.ABORT : LockStatus.RUNNING,
-                Bytes.toLong(result.getValue(FAMILY, COUNTER))));
     }
 
     private static Object[] batch(Table table, List<Row> actions) throws IOException, InterruptedException {

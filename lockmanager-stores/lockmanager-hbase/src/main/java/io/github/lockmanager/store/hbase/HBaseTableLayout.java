@@ -34,6 +34,11 @@ import java.util.zip.CRC32;
  *       counter of its next life starts above it (see {@link HBaseLockStore}).</li>
  *   <li>{@code a}: the owner token an abort was asked for; no TTL, it only counts while it equals {@code o}, so a
  *       release leaves it be.</li>
+ *   <li>{@code h} and a two-byte slot number: a holder in a mode other than exclusive ({@link HolderCell}), with a
+ *       cell TTL of its lease; written empty, without a TTL, when released. A holder takes the lowest free slot it
+ *       finds, so a row keeps about as many slots as it ever had holders at once, however often it is taken.
+ *       While a slot may hold someone, {@code o} holds {@link #SHARED_OWNER} without a TTL.</li>
+ *   <li>{@code x} and a slot number: the owner token of the holder in that slot an abort was asked for.</li>
  * </ul>
  */
 final class HBaseTableLayout {
@@ -44,6 +49,12 @@ final class HBaseTableLayout {
     static final byte[] ABORT = Bytes.toBytes("a");
     /** The owner cell's value of a released lock. */
     static final byte[] FREE = new byte[0];
+    /** The owner cell's value while holder slots may be taken; no acquisition's token is this. */
+    static final byte[] SHARED_OWNER = Bytes.toBytes("~shared");
+    static final byte[] HOLDER_PREFIX = Bytes.toBytes("h");
+    static final byte[] SLOT_ABORT_PREFIX = Bytes.toBytes("x");
+    /** Slot numbers are two bytes. */
+    static final int SLOTS = 1 << 16;
     static final int REGIONS = 256;
     static final Compression.Algorithm COMPRESSION = Compression.Algorithm.GZ;
 
@@ -76,6 +87,26 @@ final class HBaseTableLayout {
         row[0] = (byte) crc.getValue();
         System.arraycopy(key, 0, row, 1, key.length);
         return row;
+    }
+
+    static byte[] holder(int slot) {
+        return slotColumn(HOLDER_PREFIX, slot);
+    }
+
+    static byte[] slotAbort(int slot) {
+        return slotColumn(SLOT_ABORT_PREFIX, slot);
+    }
+
+    private static byte[] slotColumn(byte[] prefix, int slot) {
+        return new byte[]{prefix[0], (byte) (slot >>> 8), (byte) slot};
+    }
+
+    /** The slot of a holder column, or -1 for any other column. */
+    static int slotOf(byte[] qualifier) {
+        if (qualifier.length != 3 || qualifier[0] != HOLDER_PREFIX[0]) {
+            return -1;
+        }
+        return (qualifier[1] & 0xff) << 8 | qualifier[2] & 0xff;
     }
 
     static String storageKey(byte[] row) {

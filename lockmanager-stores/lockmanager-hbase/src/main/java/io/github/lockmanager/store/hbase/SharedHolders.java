@@ -1,0 +1,249 @@
+package io.github.lockmanager.store.hbase;
+
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.store.hbase.HolderSlots.Held;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
+
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.COUNTER;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.FAMILY;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.FREE;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.OWNER;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.SHARED_OWNER;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.holder;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.slotAbort;
+
+/**
+ * The holders of keys taken in a mode other than exclusive, each in a slot of the key's row ({@link HBaseTableLayout})
+ * with its own cell TTL. Joining is one check-and-mutate whose filter ({@link HolderFilters#mayHold}) sees the whole
+ * row: no live exclusive owner, no live holder whose mode conflicts, the slot free; it writes the slot, sets the owner
+ * cell to {@link HBaseTableLayout#SHARED_OWNER} and moves the counter. The exclusive acquisition's condition (owner
+ * cell free) then fails while any slot may be taken, so it needs no change; the last holder to leave frees the owner
+ * cell, and an exclusive acquisition that finds only the mark with no live holder behind it (the last one crashed)
+ * takes the row under the same kind of filter.
+ */
+final class SharedHolders {
+    /** How many slots a join tries, each after reading the row, before the call fails as transient. */
+    private static final int ROUNDS = 5;
+    /**
+     * Nodes start looking for a free slot at different places of this range, so that a few nodes seldom try the
+     * same slot; a row keeps at most this many slot columns more than it ever had holders at once.
+     */
+    private static final int START_SPREAD = 16;
+
+    private final HolderSlots slots = new HolderSlots();
+
+    /** The slot of {@code handle} if it is a holder of this store in a slot, {@code null} for an exclusive owner. */
+    Held of(LockHandle handle) {
+        return slots.of(handle);
+    }
+
+    /**
+     * One round trip when the guessed slot is free and nothing conflicts; on a refusal, a read tells a conflict
+     * (answered with the holder) from a taken slot or a new row (tried again).
+     */
+    AcquireResult acquire(Table table, LockRequest request, long leaseMillis) throws IOException {
+        LockHandle handle = request.handle();
+        String key = handle.key().storageKey();
+        byte[] row = rowKey(key);
+        LockMode mode = request.mode();
+        long lockTime = System.currentTimeMillis();
+        HolderCell cell = new HolderCell(mode, handle.ownerToken(), 0,
+                new LockMeta(request.nodeId(), request.threadName(), lockTime, leaseMillis));
+        byte[] prefix = HolderCell.prefix(mode, handle.ownerToken());
+        int from = Math.floorMod(request.nodeId().hashCode(), START_SPREAD);
+        BitSet seen = new BitSet();
+        boolean rowExists = true;
+        for (int round = 0; round < ROUNDS; round++) {
+            int slot = slots.claim(key, from, seen);
+            if (slot < 0) {
+                throw new IOException("every holder slot of the row is taken");
+            }
+            AcquireResult result = null;
+            try {
+                RowMutations join = new RowMutations(row, 3);
+                join.add(new Put(row).addColumn(FAMILY, holder(slot), cell.encode()).setTTL(leaseMillis));
+                join.add(new Put(row).addColumn(FAMILY, OWNER, SHARED_OWNER));
+                join.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
+                CheckAndMutate.Builder when = CheckAndMutate.newBuilder(row);
+                CheckAndMutate write = rowExists ? when.ifMatches(HolderFilters.mayHold(mode, slot, prefix)).build(join)
+                        : when.ifNotExists(FAMILY, COUNTER).build(join);
+                CheckAndMutateResult written;
+                try {
+                    written = table.checkAndMutate(write);
+                } catch (IOException e) {
+                    // the write may have applied: only the row can tell
+                    result = ownIn(table, table.get(LockRows.fullRow(row)), request, cell, prefix, slot);
+                    if (result != null) {
+                        return result;
+                    }
+                    throw e;
+                }
+                if (written.isSuccess()) {
+                    result = granted(table, request, cell, prefix, slot, written.getResult().getColumnLatestCell(FAMILY, COUNTER));
+                    return result;
+                }
+                Result read = table.get(LockRows.fullRow(row));
+                // an earlier call that timed out may have applied after all
+                result = ownIn(table, read, request, cell, prefix, slot);
+                if (result != null) {
+                    return result;
+                }
+                Optional<LockRecord> conflict = LockRows.records(read).stream()
+                        .filter(other -> mode.conflictsWith(other.mode())).findFirst();
+                if (conflict.isPresent()) {
+                    result = AcquireResult.heldBy(conflict.get());
+                    return result;
+                }
+                rowExists = read.getValue(FAMILY, COUNTER) != null;
+                seen = LockRows.takenSlots(read);
+            } finally {
+                if (result == null || !result.isAcquired()) {
+                    slots.unclaim(key, slot);
+                }
+            }
+        }
+        throw new IOException("no free holder slot after " + ROUNDS + " tries: holders keep coming and going");
+    }
+
+    /** The acquisition if the row shows it in a slot (which may not be {@code claimed}), else {@code null}. */
+    private AcquireResult ownIn(Table table, Result read, LockRequest request, HolderCell cell, byte[] prefix,
+                                int claimed) throws IOException {
+        int slot = LockRows.slotStartingWith(read, prefix);
+        if (slot < 0) {
+            return null;
+        }
+        if (slot != claimed) {
+            slots.claimExactly(request.handle().key().storageKey(), slot);
+        }
+        AcquireResult result = granted(table, request, cell, prefix, slot, read.getColumnLatestCell(FAMILY, COUNTER));
+        if (slot != claimed && !result.isAcquired()) {
+            slots.unclaim(request.handle().key().storageKey(), slot);
+        }
+        return result;
+    }
+
+    private AcquireResult granted(Table table, LockRequest request, HolderCell cell, byte[] prefix, int slot,
+                                  Cell counter) throws IOException {
+        LockHandle handle = request.handle();
+        byte[] row = rowKey(handle.key().storageKey());
+        Instant locked = Instant.ofEpochMilli(cell.meta().lockTime());
+        LockRecord record = new LockRecord(handle, request.nodeId(), request.threadName(), locked,
+                locked.plusMillis(cell.meta().leaseMillis()), LockStatus.RUNNING,
+                Bytes.toLong(CellUtil.cloneValue(counter)), cell.mode());
+        AcquireResult result = FencingCounter.settle(table, row, HolderFilters.holds(holder(slot), prefix), record,
+                counter);
+        if (result.isAcquired()) {
+            slots.hold(handle, new Held(row, slot, prefix, cell.withFencingToken(result.record().fencingToken())));
+        }
+        return result;
+    }
+
+    /** Adds to {@code actions} the renewal of {@code held}: a write, then a read. */
+    static void addRenewal(Held held, long leaseMillis, List<Row> actions) {
+        byte[] row = held.row();
+        actions.add(CheckAndMutate.newBuilder(row).ifMatches(HolderFilters.holds(holder(held.slot()), held.prefix()))
+                .build(new Put(row).addColumn(FAMILY, holder(held.slot()), held.cell().encode()).setTTL(leaseMillis)));
+        actions.add(new Get(row).addColumn(FAMILY, slotAbort(held.slot())));
+    }
+
+    /** The state of {@code handle} from the answers to its {@link #addRenewal} actions. */
+    HoldState renewed(LockHandle handle, Held held, CheckAndMutateResult written, Result read) {
+        if (!written.isSuccess()) {
+            slots.drop(handle);
+        }
+        return HoldState.of(written.isSuccess(), aborted(held, read));
+    }
+
+    static Get checkOf(Held held) {
+        return new Get(held.row()).addColumn(FAMILY, holder(held.slot())).addColumn(FAMILY, slotAbort(held.slot()));
+    }
+
+    /** The state of {@code handle} from the answer to {@link #checkOf}. */
+    HoldState checked(LockHandle handle, Held held, Result read) {
+        boolean holds = LockRows.startsWith(read.getValue(FAMILY, holder(held.slot())), held.prefix());
+        if (!holds) {
+            slots.drop(handle);
+        }
+        return HoldState.of(holds, aborted(held, read));
+    }
+
+    private static boolean aborted(Held held, Result read) {
+        return Arrays.equals(Bytes.toBytes(held.cell().ownerToken()), read.getValue(FAMILY, slotAbort(held.slot())));
+    }
+
+    /**
+     * Frees the slot of {@code handle}, a holder of this store. The last holder of the row also frees the owner cell
+     * in the same write (one round trip); any other takes a second, plain one.
+     */
+    boolean release(Table table, LockHandle handle, Held held) throws IOException {
+        byte[] row = held.row();
+        byte[] column = holder(held.slot());
+        Put free = new Put(row).addColumn(FAMILY, column, FREE);
+        try {
+            RowMutations last = new RowMutations(row, 2);
+            last.add(free);
+            last.add(new Put(row).addColumn(FAMILY, OWNER, FREE));
+            boolean released = table.checkAndMutate(CheckAndMutate.newBuilder(row)
+                    .ifMatches(HolderFilters.onlyHolder(held.slot(), held.prefix())).build(last)).isSuccess()
+                    || table.checkAndMutate(CheckAndMutate.newBuilder(row)
+                    .ifMatches(HolderFilters.holds(column, held.prefix())).build(free)).isSuccess();
+            slots.drop(handle);
+            return released;
+        } catch (IOException e) {
+            // the write may have applied: if the slot is no longer ours, the holder is gone either way
+            if (!LockRows.startsWith(table.get(new Get(row).addColumn(FAMILY, column)).getValue(FAMILY, column),
+                    held.prefix())) {
+                slots.drop(handle);
+                return true;
+            }
+            throw e;
+        }
+    }
+
+    /** Marks every live holder in the slots of {@code read}'s row for abort, in one batch. */
+    static boolean markAbort(Table table, Result read) throws IOException, InterruptedException {
+        List<Row> marks = new ArrayList<>();
+        byte[] row = read.getRow();
+        for (Cell cell : read.rawCells()) {
+            int slot = HBaseTableLayout.slotOf(CellUtil.cloneQualifier(cell));
+            if (slot >= 0 && cell.getValueLength() > 0) {
+                HolderCell holder = HolderCell.decode(CellUtil.cloneValue(cell));
+                marks.add(CheckAndMutate.newBuilder(row)
+                        .ifMatches(HolderFilters.holds(holder(slot), HolderCell.prefix(holder.mode(), holder.ownerToken())))
+                        .build(new Put(row).addColumn(FAMILY, slotAbort(slot), Bytes.toBytes(holder.ownerToken()))));
+            }
+        }
+        if (marks.isEmpty()) {
+            return false;
+        }
+        Object[] results = new Object[marks.size()];
+        table.batch(marks, results);
+        return Arrays.stream(results).anyMatch(r -> r instanceof CheckAndMutateResult c && c.isSuccess());
+    }
+}

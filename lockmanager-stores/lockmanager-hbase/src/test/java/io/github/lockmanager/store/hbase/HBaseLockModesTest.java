@@ -1,0 +1,185 @@
+package io.github.lockmanager.store.hbase;
+
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.testing.Requests;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.github.lockmanager.LockMode.EXCLUSIVE;
+import static io.github.lockmanager.LockMode.SHARED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The HBase store's holder slots, on a real HBase: what the mode contract of the TCK cannot see from outside. */
+class HBaseLockModesTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final String TABLE = "lockmanager_modes";
+    private static Connection connection;
+    private static HBaseLockStore store;
+
+    @BeforeAll
+    static void createStore() throws LockManagerException {
+        connection = HBaseCluster.connection();
+        store = HBaseLockStore.builder(connection).tableName(TABLE).build();
+        store.initialize();
+    }
+
+    private static LockKey key(String name) {
+        return Requests.uniqueKey("modes-test", name);
+    }
+
+    /**
+     * The row of a key taken again and again, in both modes, by one thread: every grant must be seen by the next
+     * contender and every release by the next acquisition, with no cell of an earlier round coming back.
+     */
+    @Test
+    void sharedAndExclusiveHoldersAlternateInATightLoop() throws Exception {
+        LockKey key = key("tight");
+        int rounds = 900;
+        int doubleGrants = 0;
+        int refusedWhileFree = 0;
+        int readersRefused = 0;
+        long lastToken = 0;
+        for (int round = 0; round < rounds; round++) {
+            LockMode mode = round % 3 == 0 ? EXCLUSIVE : SHARED;
+            AcquireResult mine = store.acquire(Requests.request(key, "own" + round, mode), LEASE);
+            if (!mine.isAcquired()) {
+                refusedWhileFree++;
+                continue;
+            }
+            assertThat(mine.record().fencingToken()).isGreaterThan(lastToken);
+            lastToken = mine.record().fencingToken();
+            if (store.acquire(Requests.request(key, "writer" + round, EXCLUSIVE), LEASE).isAcquired()) {
+                doubleGrants++;
+            }
+            AcquireResult reader = store.acquire(Requests.request(key, "reader" + round, SHARED), LEASE);
+            if (mode == EXCLUSIVE && reader.isAcquired()) {
+                doubleGrants++;
+            }
+            if (mode == SHARED) {
+                if (reader.isAcquired()) {
+                    assertThat(reader.record().fencingToken()).isGreaterThan(lastToken);
+                    lastToken = reader.record().fencingToken();
+                    assertThat(store.release(reader.record().handle())).isTrue();
+                } else {
+                    readersRefused++;
+                }
+            }
+            assertThat(store.release(mine.record().handle())).isTrue();
+        }
+        System.out.printf("tight loop on one row, both modes: %d rounds, %d double grants, %d refused while free, "
+                + "%d readers refused beside a reader%n", rounds, doubleGrants, refusedWhileFree, readersRefused);
+        assertThat(doubleGrants).isZero();
+        assertThat(refusedWhileFree).isZero();
+        assertThat(readersRefused).isZero();
+        assertThat(store.read(key)).isEmpty();
+    }
+
+    @Test
+    void aRowKeepsAboutAsManySlotsAsItHadHoldersAtOnce() throws Exception {
+        LockKey key = key("slots");
+        List<LockHandle> steady = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            steady.add(store.acquire(Requests.request(key, "steady" + i, SHARED), LEASE).record().handle());
+        }
+        for (int round = 0; round < 200; round++) {
+            AcquireResult passing = store.acquire(new LockRequest(new LockHandle(key, "passing" + round), "node-passing",
+                    "thread-passing", SHARED), LEASE);
+            assertThat(passing.isAcquired()).isTrue();
+            assertThat(store.release(passing.record().handle())).isTrue();
+        }
+        assertThat(store.list().stream().filter(r -> r.key().equals(key))).hasSize(3);
+        // three steady holders and one passing at a time: without reuse the row would have 203 slots
+        assertThat(slotColumns(key)).as("slot columns of the row").isEqualTo(4);
+        for (LockHandle handle : steady) {
+            assertThat(store.release(handle)).isTrue();
+        }
+    }
+
+    @Test
+    void anExclusiveAcquisitionTakesOverFromACrashedLastReader() throws Exception {
+        LockKey key = key("crashed");
+        AcquireResult crashed = store.acquire(Requests.request(key, "crashed", SHARED), Duration.ofSeconds(1));
+        assertThat(crashed.isAcquired()).isTrue();
+        AcquireResult refused = store.acquire(Requests.request(key, "early", EXCLUSIVE), LEASE);
+        assertThat(refused.isAcquired()).isFalse();
+        assertThat(refused.record().handle()).isEqualTo(crashed.record().handle());
+
+        // the reader never releases: its lease ends, and the mark it left on the row must not keep writers out
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.read(key).isEmpty());
+        AcquireResult writer = store.acquire(Requests.request(key, "writer", EXCLUSIVE), LEASE);
+        assertThat(writer.isAcquired()).isTrue();
+        assertThat(writer.record().fencingToken()).isGreaterThan(crashed.record().fencingToken());
+        assertThat(store.acquire(Requests.request(key, "reader", SHARED), LEASE).isAcquired()).isFalse();
+        assertThat(store.release(writer.record().handle())).isTrue();
+    }
+
+    @Test
+    void aRowLeftByACrashedReaderIsPurged() throws Exception {
+        HBaseLockStore purging = HBaseLockStore.builder(connection).tableName(TABLE)
+                .idleRecordRetention(Duration.ofSeconds(1)).build();
+        LockKey key = key("purged");
+        LockRecord crashed = purging.acquire(Requests.request(key, "crashed", SHARED), Duration.ofSeconds(1)).record();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> purging.purgeIdleRecords() >= 0 && slotColumns(key) < 0);
+        AcquireResult reborn = purging.acquire(Requests.request(key, "reborn", SHARED), LEASE);
+        assertThat(reborn.record().fencingToken()).isGreaterThan(crashed.fencingToken());
+        assertThat(purging.release(reborn.record().handle())).isTrue();
+    }
+
+    @Test
+    void aRepeatedRequestFindsItsOwnSlotInsteadOfTakingASecond() throws Exception {
+        LockKey key = key("repeated");
+        // what a retry after a timed-out write that applied looks like to the store
+        AcquireResult first = store.acquire(Requests.request(key, "reader", SHARED), LEASE);
+        AcquireResult again = store.acquire(Requests.request(key, "reader", SHARED), LEASE);
+        assertThat(again.isAcquired()).isTrue();
+        assertThat(again.record().handle()).isEqualTo(first.record().handle());
+        assertThat(store.list().stream().filter(r -> r.key().equals(key))).hasSize(1);
+        assertThat(store.release(first.record().handle())).isTrue();
+        assertThat(store.read(key)).isEmpty();
+    }
+
+    @Test
+    void anAbortMarksEveryReaderAndNoLaterOne() throws Exception {
+        LockKey key = key("abort");
+        LockHandle a = store.acquire(Requests.request(key, "a", SHARED), LEASE).record().handle();
+        LockHandle b = store.acquire(Requests.request(key, "b", SHARED), LEASE).record().handle();
+        assertThat(store.markAbort(key)).isTrue();
+        LockHandle later = store.acquire(Requests.request(key, "later", SHARED), LEASE).record().handle();
+        assertThat(store.check(List.of(a, b, later)).values())
+                .containsExactly(HoldState.ABORT_REQUESTED, HoldState.ABORT_REQUESTED, HoldState.HELD);
+        for (LockHandle handle : List.of(a, b, later)) {
+            assertThat(store.release(handle)).isTrue();
+        }
+        assertThat(store.markAbort(key)).isFalse();
+    }
+
+    /** How many holder slot columns the key's row has, or -1 if the row is gone. */
+    private static int slotColumns(LockKey key) throws Exception {
+        try (Table table = connection.getTable(TableName.valueOf(TABLE))) {
+            var row = table.get(new Get(HBaseTableLayout.rowKey(key.storageKey())));
+            if (row.isEmpty()) {
+                return -1;
+            }
+            return (int) row.getFamilyMap(Bytes.toBytes("D")).keySet().stream()
+                    .filter(q -> HBaseTableLayout.slotOf(q) >= 0).count();
+        }
+    }
+}
