@@ -48,7 +48,15 @@ class MultiProcessClusterTest {
      */
     @Test
     void readersAndWritersOnPostgres() throws Exception {
-        Stores.Target target = Stores.postgres("lockmanager_cluster");
+        runReadersAndWriters(Stores.postgres("lockmanager_cluster"));
+    }
+
+    @Test
+    void readersAndWritersOnHBase() throws Exception {
+        runReadersAndWriters(Stores.hbase("lockmanager_cluster"));
+    }
+
+    private void runReadersAndWriters(Stores.Target target) throws Exception {
         String client = "rw-" + UUID.randomUUID().toString().substring(0, 8);
         List<Section> sections = run(target, client, 70);
         Map<String, List<Section>> byKey = byKey(sections);
