@@ -17,6 +17,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.VersionInfo;
 
 import java.io.IOException;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * An HBase mini cluster started for the run. The raw baseline is a check-and-mutate put if absent plus a
@@ -27,10 +29,12 @@ final class HBaseSubject implements Subject {
     private static final TableName TABLE = TableName.valueOf("bench_locks");
     private static final byte[] FAMILY = Bytes.toBytes("D");
     private static final byte[] OWNER = Bytes.toBytes("o");
+    private static final byte[] COUNTER = Bytes.toBytes("c");
     private static final byte[] DLM_MARKER = Bytes.toBytes("LOCKED");
     private final HBaseTestingUtility cluster = new HBaseTestingUtility();
     private final HBaseLockStore store;
     private final Table table;
+    private final Set<String> sharedRows = new HashSet<>();
 
     HBaseSubject() throws Exception {
         cluster.startMiniCluster();
@@ -66,6 +70,28 @@ final class HBaseSubject implements Subject {
                 .build(new Put(row).addColumn(FAMILY, OWNER, value)));
         table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, value)
                 .build(new Delete(row).addColumns(FAMILY, OWNER)));
+    }
+
+    @Override
+    public String rawSharedCycleDescription() {
+        return "checkAndMutate put of a holder cell with TTL if the row's filter finds no exclusive owner + "
+                + "checkAndMutate put empty if the holder's";
+    }
+
+    @Override
+    public void rawSharedCycle(String key, String owner) throws IOException {
+        byte[] row = Bytes.toBytes("rawshared#" + key);
+        byte[] holder = Bytes.toBytes("h" + owner);
+        byte[] value = Bytes.toBytes(owner);
+        if (sharedRows.add(key)) {
+            // a filter condition needs a row to look at: the counter cell every lock row has, written once
+            table.put(new Put(row).addColumn(FAMILY, COUNTER, Bytes.toBytes(0L)));
+        }
+        SingleColumnValueFilter noOwner = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, new byte[0]);
+        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifMatches(noOwner)
+                .build(new Put(row).addColumn(FAMILY, holder, value).setTTL(600_000)));
+        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, holder, value)
+                .build(new Put(row).addColumn(FAMILY, holder, new byte[0])));
     }
 
     /*

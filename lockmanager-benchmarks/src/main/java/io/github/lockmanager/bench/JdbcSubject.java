@@ -42,6 +42,8 @@ final class JdbcSubject implements Subject {
             s.execute("DROP TABLE IF EXISTS " + TABLE);
             s.execute("DROP TABLE IF EXISTS bench_raw");
             s.execute("CREATE TABLE bench_raw (k VARCHAR(400) PRIMARY KEY, owner VARCHAR(64))");
+            s.execute("DROP TABLE IF EXISTS bench_raw_holders");
+            s.execute("CREATE TABLE bench_raw_holders (k VARCHAR(400), owner VARCHAR(64), PRIMARY KEY (k, owner))");
         }
         store = JdbcLockStore.builder(pool).tableName(TABLE).build();
         store.initialize();
@@ -96,6 +98,29 @@ final class JdbcSubject implements Subject {
             free.setString(1, key);
             free.setString(2, owner);
             free.executeUpdate();
+        }
+    }
+
+    @Override
+    public String rawSharedCycleDescription() {
+        return "INSERT … SELECT … WHERE NOT EXISTS (an exclusive owner) + DELETE … WHERE owner";
+    }
+
+    @Override
+    public void rawSharedCycle(String key, String owner) throws SQLException {
+        try (Connection c = pool.getConnection(); PreparedStatement join = c.prepareStatement("INSERT INTO "
+                + "bench_raw_holders (k, owner) SELECT ?, ? FROM (SELECT 1 AS one) o WHERE NOT EXISTS (SELECT 1 FROM "
+                + "bench_raw WHERE k = ? AND owner IS NOT NULL)")) {
+            join.setString(1, key);
+            join.setString(2, owner);
+            join.setString(3, key);
+            join.executeUpdate();
+        }
+        try (Connection c = pool.getConnection(); PreparedStatement leave = c.prepareStatement(
+                "DELETE FROM bench_raw_holders WHERE k = ? AND owner = ?")) {
+            leave.setString(1, key);
+            leave.setString(2, owner);
+            leave.executeUpdate();
         }
     }
 

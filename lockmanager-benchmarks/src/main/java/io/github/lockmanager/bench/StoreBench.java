@@ -49,6 +49,7 @@ final class StoreBench {
         throughput();
         listing();
         if (subject.store().supportsModes()) {
+            sharedCycle();
             sharedReaders();
             hierarchy();
         }
@@ -252,6 +253,39 @@ final class StoreBench {
         }
     }
 
+    /** Figure 12: one uncontended lockShared+unlock of a key, against the raw store operations a holder needs. */
+    private void sharedCycle() throws Exception {
+        CountingLockStore counted = new CountingLockStore(subject.store());
+        try (LockManager manager = manager(counted, "shared", client("shared"), Duration.ofMinutes(3))) {
+            String rawKey = "shared-" + run;
+            String rawOwner = "raw-reader-" + run;
+            for (int i = 0; i < settings.cycles(); i++) {
+                manager.lockShared("report").close();
+                subject.rawSharedCycle(rawKey, rawOwner);
+            }
+            int n = Math.max(1, settings.cycles() / 5);
+            long calls = counted.totalCalls();
+            long ours = 0;
+            long raw = 0;
+            for (int round = 0; round < 5; round++) {
+                long start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    manager.lockShared("report").close();
+                }
+                ours += System.nanoTime() - start;
+                start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    subject.rawSharedCycle(rawKey, rawOwner);
+                }
+                raw += System.nanoTime() - start;
+            }
+            report.add("12. shared lock+unlock, uncontended", subject.name(), Report.micros((double) ours / (5 * n)),
+                    Report.micros((double) raw / (5 * n)), (double) ours / raw, String.format(Locale.ROOT,
+                            "lockShared+close of a key taken before: %.1f store calls per cycle; baseline: %s",
+                            (double) (counted.totalCalls() - calls) / (5 * n), subject.rawSharedCycleDescription()));
+        }
+    }
+
     /**
      * Figure 10: eight threads take and give back one key shared, against eight threads locking distinct keys
      * exclusively in the same run: shared holders must not serialise on their key.
@@ -284,7 +318,7 @@ final class StoreBench {
                 pathNanos += middle - start;
             }
             report.add("11. hierarchical lock, 3 levels", subject.name(),
-                    Report.nanos((double) pathNanos / settings.cycles()), Report.nanos((double) plainNanos / settings.cycles()),
+                    Report.micros((double) pathNanos / settings.cycles()), Report.micros((double) plainNanos / settings.cycles()),
                     (double) pathNanos / plainNanos, String.format(Locale.ROOT, "lockPath(\"region/customer/order-i\", "
                             + "EXCLUSIVE)+close: %.1f store calls per cycle (an intention on each ancestor, the lock, and "
                             + "a release of each); baseline: lock+close of one key", (double) pathCalls / settings.cycles()));

@@ -15,6 +15,15 @@ interface Subject extends AutoCloseable {
     /** The raw store operations one uncontended lock cycle needs: a conditional create and a conditional delete. */
     void rawCycle(String key, String owner) throws Exception;
 
+    /** What {@link #rawSharedCycle} does, for the report. */
+    String rawSharedCycleDescription();
+
+    /**
+     * The raw store operations a shared holder needs at the least, for a store with lock modes: add a holder record
+     * of the key unless an exclusive owner is there, then remove it.
+     */
+    void rawSharedCycle(String key, String owner) throws Exception;
+
     /**
      * What {@link #peerCycle} replays: a peer library's lock+unlock protocol on the same store, as a second
      * baseline of figure 2; {@code null} when there is none.

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The harness runs end to end at a tiny size (in memory, PostgreSQL, and the peers on PostgreSQL and Redis): every
- * figure yields a row. No time is asserted (the lock modes' figures 10 and 11 run on the stores that support them).
+ * figure yields a row. No time is asserted (the lock modes' figures 10 to 12 run on the stores that support them).
  */
 class BenchmarksSmokeTest {
     @Test
@@ -18,7 +18,7 @@ class BenchmarksSmokeTest {
         new PeerBench(Settings.smokeRun(), report).run();
         List<String> figures = report.rows().stream().map(r -> r.figure().substring(0, 2)).distinct().toList();
         assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "2b", "3.", "3b", "4.", "5.", "6.", "7.", "8.", "9.", "10",
-                "11");
+                "11", "12");
         assertThat(report.rows()).extracting(Report.Row::store).contains("in-memory", "PostgreSQL", "MariaDB");
         assertThat(report.rows()).filteredOn(r -> !r.figure().startsWith("8."))
                 .allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());
