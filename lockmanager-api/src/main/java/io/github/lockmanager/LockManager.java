@@ -148,7 +148,7 @@ public interface LockManager extends AutoCloseable {
     void abort(String key, LockLevel level) throws LockManagerException;
 
     /**
-     * Waits until no thread of this node holds {@code key} at {@code level}, for at most {@code timeout}.
+     * Waits until no thread of this node holds {@code key} at {@code level} in any mode, for at most {@code timeout}.
      * A lock held on another node is not waited for: this returns {@code true} at once then. Lets a waiter on
      * the same node wake as soon as the local holder lets go, instead of polling.
      *

@@ -199,9 +199,13 @@ final class Acquirer {
             return false;
         }
         String key = mine.key().name();
+        // a holder in another mode on this node (several threads may hold a key shared) is one a waiter can be woken
+        // for; the table must show it too, as another manager may have been given this manager's node id
+        boolean here = holder != null && nodeId.equals(holder.nodeId())
+                && !table.all(mine.key().level(), key).isEmpty();
         throw holder == null
                 ? new AlreadyLockedException(key, null, null, false)
-                : new AlreadyLockedException(key, holder.nodeId(), holder.threadName(), false);
+                : new AlreadyLockedException(key, holder.nodeId(), holder.threadName(), here);
     }
 
     /** Asks the store for {@code mine}; on anything but success {@code mine} is ended and out of the table. */

@@ -6,22 +6,31 @@ import io.github.lockmanager.LockMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * This node's acquisitions. Exclusive ones, at most one per key, sit in one map per level keyed by the caller's
  * key: farm and client are fixed per manager, so a lookup needs no composite key object (a re-entry allocates
  * nothing and hashes a string whose hash is cached), and a held lock costs no key object of its own here. The
- * other modes, which many threads may hold on one key, sit in a second map keyed by key, thread and mode.
+ * other modes, which many threads may hold on one key, sit in a second map by key, and under it by thread and mode,
+ * so that finding every hold of one key (for {@code isLocked} and {@code abort}) looks at that key's holds only.
  */
 final class AcquisitionTable {
     private final List<ConcurrentHashMap<String, Acquisition>> byLevel = new ArrayList<>();
-    private final ConcurrentHashMap<ModeKey, Acquisition> byMode = new ConcurrentHashMap<>();
+    /** Each key's non-exclusive holds; a key's map is removed with its last hold, under the outer map's lock. */
+    private final ConcurrentHashMap<KeyAtLevel, ConcurrentHashMap<HolderMode, Acquisition>> byMode =
+            new ConcurrentHashMap<>();
 
-    /** A non-exclusive acquisition's place: one per key, level, holder thread and mode. */
-    private record ModeKey(LockLevel level, String name, long threadId, LockMode mode) {
-        static ModeKey of(ModeAcquisition acquisition) {
-            return new ModeKey(acquisition.key().level(), acquisition.key().name(), acquisition.holderId(),
-                    acquisition.mode());
+    private record KeyAtLevel(LockLevel level, String name) {
+        static KeyAtLevel of(Acquisition acquisition) {
+            return new KeyAtLevel(acquisition.key().level(), acquisition.key().name());
+        }
+    }
+
+    /** A non-exclusive acquisition's place under its key: one per holder thread and mode. */
+    private record HolderMode(long threadId, LockMode mode) {
+        static HolderMode of(ModeAcquisition acquisition) {
+            return new HolderMode(acquisition.holderId(), acquisition.mode());
         }
     }
 
@@ -38,7 +47,11 @@ final class AcquisitionTable {
 
     /** The acquisition of a key by {@code thread} in a non-exclusive {@code mode}. */
     Acquisition get(LockLevel level, String name, Thread thread, LockMode mode) {
-        return byMode.isEmpty() ? null : byMode.get(new ModeKey(level, name, thread.getId(), mode));
+        if (byMode.isEmpty()) {
+            return null;
+        }
+        ConcurrentHashMap<HolderMode, Acquisition> holds = byMode.get(new KeyAtLevel(level, name));
+        return holds == null ? null : holds.get(new HolderMode(thread.getId(), mode));
     }
 
     /** Whether any non-exclusive acquisition is here: lets the exclusive path skip looking for them. */
@@ -49,7 +62,13 @@ final class AcquisitionTable {
     /** Adds {@code acquisition} under its place unless one is there; the one already there, else {@code null}. */
     Acquisition putIfAbsent(Acquisition acquisition) {
         if (acquisition instanceof ModeAcquisition inMode) {
-            return byMode.putIfAbsent(ModeKey.of(inMode), acquisition);
+            Acquisition[] there = new Acquisition[1];
+            byMode.compute(KeyAtLevel.of(inMode), (key, holds) -> {
+                ConcurrentHashMap<HolderMode, Acquisition> into = holds != null ? holds : new ConcurrentHashMap<>();
+                there[0] = into.putIfAbsent(HolderMode.of(inMode), acquisition);
+                return into;
+            });
+            return there[0];
         }
         return byLevel.get(acquisition.key().level().ordinal()).putIfAbsent(acquisition.key().name(), acquisition);
     }
@@ -57,7 +76,10 @@ final class AcquisitionTable {
     /** Removes {@code acquisition} if it is still the entry of its place. */
     void remove(Acquisition acquisition) {
         if (acquisition instanceof ModeAcquisition inMode) {
-            byMode.remove(ModeKey.of(inMode), acquisition);
+            byMode.computeIfPresent(KeyAtLevel.of(inMode), (key, holds) -> {
+                holds.remove(HolderMode.of(inMode), acquisition);
+                return holds.isEmpty() ? null : holds;
+            });
             return;
         }
         byLevel.get(acquisition.key().level().ordinal()).remove(acquisition.key().name(), acquisition);
@@ -76,12 +98,36 @@ final class AcquisitionTable {
         if (exclusive != null) {
             found.add(exclusive);
         }
-        for (Acquisition acquisition : byMode.values()) {
-            if (acquisition.key().level() == level && acquisition.key().name().equals(name)) {
-                found.add(acquisition);
-            }
+        ConcurrentHashMap<HolderMode, Acquisition> holds = byMode.isEmpty() ? null : byMode.get(new KeyAtLevel(level, name));
+        if (holds != null) {
+            found.addAll(holds.values());
         }
         return found;
+    }
+
+    /**
+     * Waits until no acquisition of the key is left, in any mode (an exclusive waiter is kept out by shared holders
+     * as much as by a writer), until {@code deadlineNanos} of {@link System#nanoTime()}.
+     *
+     * @return {@code true} if none is left
+     */
+    boolean awaitAllGone(LockLevel level, String name, long deadlineNanos) throws InterruptedException {
+        while (true) {
+            boolean waited = false;
+            for (Acquisition local : all(level, name)) {
+                if (local.isGone()) {
+                    continue;
+                }
+                waited = true;
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0 || !local.awaitGone(remaining, TimeUnit.NANOSECONDS)) {
+                    return false;
+                }
+            }
+            if (!waited) {
+                return true;
+            }
+        }
     }
 
     /** The acquisitions currently held, in no particular order. */
@@ -90,7 +136,9 @@ final class AcquisitionTable {
         for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
             addHeld(level.values(), held);
         }
-        addHeld(byMode.values(), held);
+        for (ConcurrentHashMap<HolderMode, Acquisition> holds : byMode.values()) {
+            addHeld(holds.values(), held);
+        }
         return held;
     }
 
@@ -103,7 +151,10 @@ final class AcquisitionTable {
     }
 
     int size() {
-        int size = byMode.size();
+        int size = 0;
+        for (ConcurrentHashMap<HolderMode, Acquisition> holds : byMode.values()) {
+            size += holds.size();
+        }
         for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
             size += level.size();
         }

@@ -194,17 +194,7 @@ final class LockEngine implements LockManager {
     public boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException {
         requireValidArguments(key, level);
         lifecycle.requireNotClosed();
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
-        while (true) {
-            Acquisition local = table.get(level, key);
-            if (local == null || local.isGone()) {
-                return true;
-            }
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0 || !local.awaitGone(remaining, TimeUnit.NANOSECONDS)) {
-                return false;
-            }
-        }
+        return table.awaitAllGone(level, key, System.nanoTime() + unit.toNanos(timeout));
     }
 
     LockManagerMXBean admin() {

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -97,6 +98,17 @@ public abstract class LockModeContract extends ContractNodes {
         try (LockResource reader = a.lockShared("doc")) {
             assertThat(reader.isNewLock()).isTrue();
         }
+    }
+
+    @Test
+    void awaitLocalReleaseWaitsForTheReadersOfItsNode() throws Exception {
+        LockManager a = node("a");
+        HeldElsewhere reader = holdInThread("reader", () -> a.lockShared("queue"), false);
+        assertThat(a.awaitLocalRelease("queue", a.getDefaultLevel(), 100, TimeUnit.MILLISECONDS))
+                .as("while a reader of this node holds the key").isFalse();
+        reader.letGo.countDown();
+        assertThat(a.awaitLocalRelease("queue", a.getDefaultLevel(), 30, TimeUnit.SECONDS)).isTrue();
+        assertThat(a.isLocked("queue")).isFalse();
     }
 
     @Test

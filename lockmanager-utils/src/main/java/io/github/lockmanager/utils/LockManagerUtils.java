@@ -35,7 +35,8 @@ public final class LockManagerUtils {
             throws LockException, InterruptedException {
         checkManager(lockManager);
         try {
-            return await(lockManager, key, lockManager.getDefaultLevel(), waitIntervalMillis, false, 0);
+            return await(() -> lockManager.lock(key), lockManager, key, lockManager.getDefaultLevel(), waitIntervalMillis,
+                    false, 0);
         } catch (TimeoutException e) {
             throw new IllegalStateException("a wait without a deadline cannot time out", e);
         }
@@ -59,15 +60,48 @@ public final class LockManagerUtils {
     public static LockResource waitForLock(LockManager lockManager, String key, LockLevel level, long waitIntervalMillis,
                                            long timeoutMillis) throws LockException, TimeoutException, InterruptedException {
         checkManager(lockManager);
+        return await(() -> lockManager.lock(key, level), lockManager, key, level, waitIntervalMillis, true,
+                deadline(timeoutMillis));
+    }
+
+    /**
+     * Waits until the calling thread holds {@code key} {@linkplain LockManager#lockShared shared} at the manager's
+     * default level, for at most {@code timeoutMillis}, as {@link #waitForLock(LockManager, String, long, long)} waits
+     * for an exclusive lock. A reader waits for writers only, never for other readers; nothing is reserved while it
+     * waits, so neither a waiting reader nor a waiting writer keeps the other out (there is no writer preference).
+     *
+     * @throws TimeoutException if the deadline passed without the lock
+     */
+    public static LockResource waitForSharedLock(LockManager lockManager, String key, long waitIntervalMillis,
+                                                 long timeoutMillis) throws LockException, TimeoutException, InterruptedException {
+        checkManager(lockManager);
+        return waitForSharedLock(lockManager, key, lockManager.getDefaultLevel(), waitIntervalMillis, timeoutMillis);
+    }
+
+    /** {@link #waitForSharedLock(LockManager, String, long, long)} at {@code level}. */
+    public static LockResource waitForSharedLock(LockManager lockManager, String key, LockLevel level,
+                                                 long waitIntervalMillis, long timeoutMillis)
+            throws LockException, TimeoutException, InterruptedException {
+        checkManager(lockManager);
+        return await(() -> lockManager.lockShared(key, level), lockManager, key, level, waitIntervalMillis, true,
+                deadline(timeoutMillis));
+    }
+
+    private static long deadline(long timeoutMillis) {
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("timeoutMillis must be zero or more, was " + timeoutMillis);
         }
-        return await(lockManager, key, level, waitIntervalMillis, true, System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     }
 
-    private static LockResource await(LockManager lockManager, String key, LockLevel level, long waitIntervalMillis,
-                                      boolean hasDeadline, long deadlineNanos)
+    /** One try at the lock a wait is for. */
+    @FunctionalInterface
+    private interface Attempt {
+        LockResource take() throws LockException;
+    }
+
+    private static LockResource await(Attempt attempt, LockManager lockManager, String key, LockLevel level,
+                                      long waitIntervalMillis, boolean hasDeadline, long deadlineNanos)
             throws LockException, TimeoutException, InterruptedException {
         if (waitIntervalMillis <= 0) {
             throw new IllegalArgumentException("waitIntervalMillis must be positive, was " + waitIntervalMillis);
@@ -78,7 +112,7 @@ public final class LockManagerUtils {
                 throw new InterruptedException("interrupted while waiting for lock '" + key + "'");
             }
             try {
-                return lockManager.lock(key, level);
+                return attempt.take();
             } catch (AlreadyLockedException held) {
                 long wait = intervalNanos;
                 if (hasDeadline) {

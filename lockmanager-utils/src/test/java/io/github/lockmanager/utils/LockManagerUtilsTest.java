@@ -4,8 +4,11 @@ import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.store.support.ForwardingLockStore;
@@ -18,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,9 +57,18 @@ class LockManagerUtilsTest {
 
     /** Takes {@code key} on a thread of {@code node} and holds it until {@code letGo} opens. */
     private void holdUntil(LockManager node, String key, CountDownLatch letGo) throws InterruptedException {
+        holdUntil(() -> node.lock(key), letGo);
+    }
+
+    @FunctionalInterface
+    private interface Taking {
+        LockResource take() throws Exception;
+    }
+
+    private void holdUntil(Taking taking, CountDownLatch letGo) throws InterruptedException {
         CountDownLatch held = new CountDownLatch(1);
         Thread t = new Thread(() -> {
-            try (LockResource ignored = node.lock(key)) {
+            try (LockResource ignored = taking.take()) {
                 held.countDown();
                 letGo.await();
             } catch (Exception e) {
@@ -96,6 +109,65 @@ class LockManagerUtilsTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
         assertThat(got.get().getHolder()).isSameAs(waiter);
+    }
+
+    @Test
+    void aReaderWaitsForTheWriterOfItsNodeAndWakesWhenItReleases() throws Exception {
+        LockManager a = node("a");
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(a, "report", letGo);
+        AtomicReference<LockResource> got = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                got.set(LockManagerUtils.waitForSharedLock(a, "report", LONG_INTERVAL, LONG_INTERVAL));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "reader");
+        threads.add(waiter);
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
+        assertThat(got.get().getLock().getMode()).isEqualTo(LockMode.SHARED);
+        assertThat(LockManagerUtils.waitForSharedLock(a, "report", LONG_INTERVAL, 0).getLock().getMode())
+                .as("beside another reader at once").isEqualTo(LockMode.SHARED);
+    }
+
+    /** A writer kept out by readers of its own node sleeps until they leave, rather than asking the store again and again. */
+    @Test
+    void aWriterWaitingForReadersOfItsNodeSleepsUntilTheyLeave() throws Exception {
+        AtomicInteger acquires = new AtomicInteger();
+        LockManager a = node("a", new ForwardingLockStore(store) {
+            @Override
+            public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+                acquires.incrementAndGet();
+                return super.acquire(request, lease);
+            }
+        });
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(() -> a.lockShared("report"), letGo);
+        AtomicReference<LockResource> got = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                got.set(LockManagerUtils.waitForLock(a, "report", LONG_INTERVAL));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "writer");
+        threads.add(waiter);
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        int asked = acquires.get();
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                .until(() -> acquires.get() == asked && got.get() == null);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
+        assertThat(got.get().getLock().getMode()).isEqualTo(LockMode.EXCLUSIVE);
     }
 
     @Test

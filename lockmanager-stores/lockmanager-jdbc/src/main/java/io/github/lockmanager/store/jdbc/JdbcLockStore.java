@@ -192,7 +192,8 @@ public final class JdbcLockStore implements LockStore {
 
     /**
      * Creates the table when absent, then checks its key column: a column that would merge distinct keys (a
-     * case- or accent-insensitive or padding collation) or cut long ones is refused.
+     * case- or accent-insensitive or padding collation) or cut long ones is refused. Then the same for the holders
+     * table.
      */
     @Override
     public void initialize() throws LockManagerException {
@@ -201,11 +202,14 @@ public final class JdbcLockStore implements LockStore {
             // the lock table first: a holders table is not made for a lock table the store refuses
             List<String> tables = sql.dialect.createTables(table);
             create(c, sql.dialect, tables.get(0), table);
-            String problem = keyColumnProblem(sql.dialect, c);
+            String problem = keyColumnProblem(sql.dialect, c, table);
             if (problem == null) {
+                String holders = table + "_holders";
                 for (String ddl : tables.subList(1, tables.size())) {
-                    create(c, sql.dialect, ddl, table + "_holders");
+                    create(c, sql.dialect, ddl, holders);
                 }
+                String holdersProblem = keyColumnProblem(sql.dialect, c, holders);
+                problem = holdersProblem == null ? null : "in its holders table " + holders + ", " + holdersProblem;
             }
             if (!c.getAutoCommit()) {
                 c.commit();
@@ -235,8 +239,8 @@ public final class JdbcLockStore implements LockStore {
         }
     }
 
-    /** What is wrong with the key column of the existing table; a failed inspection is said as such. */
-    private String keyColumnProblem(SqlDialect dialect, Connection c) throws LockManagerException {
+    /** What is wrong with the key column of an existing table; a failed inspection is said as such. */
+    private static String keyColumnProblem(SqlDialect dialect, Connection c, String table) throws LockManagerException {
         try {
             return dialect.keyColumnProblem(c, table);
         } catch (SQLException e) {

@@ -54,6 +54,27 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
         }
     }
 
+    /** A holders table made by hand beside a good lock table is checked as the lock table is. */
+    @Test
+    void anExistingHoldersTableWhoseKeyCollationMergesKeysIsRefused() throws Exception {
+        String table = "lm_holders_" + UUID.randomUUID().toString().substring(0, 8);
+        execute("CREATE TABLE " + table + "_holders (lock_key VARCHAR(400) CHARACTER SET utf8mb4 COLLATE "
+                + "utf8mb4_general_ci NOT NULL, owner_token VARCHAR(64) NOT NULL, node_id VARCHAR(128), thread_name "
+                + "VARCHAR(256), status VARCHAR(8) NOT NULL, lock_time BIGINT NOT NULL, expires_at BIGINT NOT NULL, "
+                + "fencing_token BIGINT NOT NULL, lock_mode VARCHAR(16) NOT NULL, PRIMARY KEY (lock_key, owner_token))");
+        try {
+            JdbcLockStore store = JdbcLockStore.builder(Database.MARIADB.shared()).tableName(table).build();
+            assertThatThrownBy(store::initialize).isInstanceOfSatisfying(LockManagerException.class, e -> {
+                assertThat(e.getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
+                assertThat(e).hasMessageContaining("in its holders table " + table + "_holders, lock_key has collation "
+                        + "utf8mb4_general_ci");
+            });
+        } finally {
+            execute("DROP TABLE IF EXISTS " + table + "_holders");
+            execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
     /** MariaDB 10.5+ returns the row from its upsert: no read-back, and a refusal names the holder from it. */
     @Test
     void anAcquireIsOneStatementWhetherItTakesTheKeyOrIsRefused() throws Exception {
