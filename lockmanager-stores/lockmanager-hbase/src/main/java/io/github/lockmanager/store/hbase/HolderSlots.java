@@ -54,6 +54,12 @@ final class HolderSlots {
         }
     }
 
+    /** Whether this store has claimed a slot of the key besides {@code slot}. */
+    synchronized boolean claimedBesides(String storageKey, int slot) {
+        BitSet mine = claimed.get(storageKey);
+        return mine != null && mine.cardinality() > (mine.get(slot) ? 1 : 0);
+    }
+
     synchronized void hold(LockHandle handle, Held holder) {
         held.put(handle, holder);
     }

@@ -199,20 +199,28 @@ final class SharedHolders {
 
     /**
      * Frees the slot of {@code handle}, a holder of this store. The last holder of the row also frees the owner cell
-     * in the same write (one round trip); any other takes a second, plain one.
+     * in the same write. Which write is tried first depends on whether other threads of this store hold the key: if
+     * they do, this holder is not the last, and a plain write of its slot is all it takes; else it tries as the last
+     * one, and if others (of other nodes) remain, writes its slot plainly in a second round trip. Two holders that
+     * leave at once may both take the plain write and leave the mark; the next exclusive acquisition clears it.
      */
     boolean release(Table table, LockHandle handle, Held held) throws IOException {
         byte[] row = held.row();
         byte[] column = holder(held.slot());
         Put free = new Put(row).addColumn(FAMILY, column, FREE);
+        CheckAndMutate plain = CheckAndMutate.newBuilder(row).ifMatches(HolderFilters.holds(column, held.prefix())).build(free);
         try {
-            RowMutations last = new RowMutations(row, 2);
-            last.add(free);
-            last.add(new Put(row).addColumn(FAMILY, OWNER, FREE));
-            boolean released = table.checkAndMutate(CheckAndMutate.newBuilder(row)
-                    .ifMatches(HolderFilters.onlyHolder(held.slot(), held.prefix())).build(last)).isSuccess()
-                    || table.checkAndMutate(CheckAndMutate.newBuilder(row)
-                    .ifMatches(HolderFilters.holds(column, held.prefix())).build(free)).isSuccess();
+            boolean released;
+            if (slots.claimedBesides(handle.key().storageKey(), held.slot())) {
+                released = table.checkAndMutate(plain).isSuccess();
+            } else {
+                RowMutations last = new RowMutations(row, 2);
+                last.add(free);
+                last.add(new Put(row).addColumn(FAMILY, OWNER, FREE));
+                released = table.checkAndMutate(CheckAndMutate.newBuilder(row)
+                        .ifMatches(HolderFilters.onlyHolder(held.slot(), held.prefix())).build(last)).isSuccess()
+                        || table.checkAndMutate(plain).isSuccess();
+            }
             slots.drop(handle);
             return released;
         } catch (IOException e) {

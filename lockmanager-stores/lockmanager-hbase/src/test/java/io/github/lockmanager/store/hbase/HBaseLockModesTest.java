@@ -113,6 +113,20 @@ class HBaseLockModesTest {
     }
 
     @Test
+    void theLastReaderToLeaveFreesTheOwnerCell() throws Exception {
+        LockKey key = key("last");
+        LockHandle first = store.acquire(Requests.request(key, "first", SHARED), LEASE).record().handle();
+        LockHandle second = store.acquire(Requests.request(key, "second", SHARED), LEASE).record().handle();
+        assertThat(store.release(first)).isTrue();
+        assertThat(ownerCell(key)).as("a reader is still there").isEqualTo("~shared");
+        assertThat(store.release(second)).isTrue();
+        assertThat(ownerCell(key)).as("the last reader left").isEmpty();
+        AcquireResult writer = store.acquire(Requests.request(key, "writer", EXCLUSIVE), LEASE);
+        assertThat(writer.isAcquired()).isTrue();
+        assertThat(store.release(writer.record().handle())).isTrue();
+    }
+
+    @Test
     void anExclusiveAcquisitionTakesOverFromACrashedLastReader() throws Exception {
         LockKey key = key("crashed");
         AcquireResult crashed = store.acquire(Requests.request(key, "crashed", SHARED), Duration.ofSeconds(1));
@@ -169,6 +183,13 @@ class HBaseLockModesTest {
             assertThat(store.release(handle)).isTrue();
         }
         assertThat(store.markAbort(key)).isFalse();
+    }
+
+    private static String ownerCell(LockKey key) throws Exception {
+        try (Table table = connection.getTable(TableName.valueOf(TABLE))) {
+            return Bytes.toString(table.get(new Get(HBaseTableLayout.rowKey(key.storageKey())))
+                    .getValue(Bytes.toBytes("D"), Bytes.toBytes("o")));
+        }
     }
 
     /** How many holder slot columns the key's row has, or -1 if the row is gone. */
