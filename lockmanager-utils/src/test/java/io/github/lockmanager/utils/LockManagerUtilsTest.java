@@ -80,6 +80,21 @@ class LockManagerUtilsTest {
         assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
     }
 
+    /** Starts a thread named {@code name} that puts what {@code taking} returns into {@code got}; returns once it waits. */
+    private Thread waitingThread(String name, Taking taking, AtomicReference<LockResource> got) {
+        Thread waiter = new Thread(() -> {
+            try {
+                got.set(taking.take());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, name);
+        threads.add(waiter);
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        return waiter;
+    }
+
     @Test
     void aFreeLockIsTakenAtOnce() throws Exception {
         LockManager a = node("a");
@@ -94,16 +109,7 @@ class LockManagerUtilsTest {
         CountDownLatch letGo = new CountDownLatch(1);
         holdUntil(a, "job", letGo);
         AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                got.set(LockManagerUtils.waitForLock(a, "job", LONG_INTERVAL));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "waiter");
-        threads.add(waiter);
-        waiter.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        Thread waiter = waitingThread("waiter", () -> LockManagerUtils.waitForLock(a, "job", LONG_INTERVAL), got);
 
         letGo.countDown();
 
@@ -117,16 +123,7 @@ class LockManagerUtilsTest {
         CountDownLatch letGo = new CountDownLatch(1);
         holdUntil(a, "report", letGo);
         AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                got.set(LockManagerUtils.waitForSharedLock(a, "report", LONG_INTERVAL, LONG_INTERVAL));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "reader");
-        threads.add(waiter);
-        waiter.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        Thread waiter = waitingThread("reader", () -> LockManagerUtils.waitForSharedLock(a, "report", LONG_INTERVAL, LONG_INTERVAL), got);
 
         letGo.countDown();
 
@@ -150,16 +147,7 @@ class LockManagerUtilsTest {
         CountDownLatch letGo = new CountDownLatch(1);
         holdUntil(() -> a.lockShared("report"), letGo);
         AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                got.set(LockManagerUtils.waitForLock(a, "report", LONG_INTERVAL));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "writer");
-        threads.add(waiter);
-        waiter.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        Thread waiter = waitingThread("writer", () -> LockManagerUtils.waitForLock(a, "report", LONG_INTERVAL), got);
         int asked = acquires.get();
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
                 .until(() -> acquires.get() == asked && got.get() == null);

@@ -12,6 +12,7 @@ import io.github.lockmanager.testing.Requests;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.BeforeAll;
@@ -186,21 +187,22 @@ class HBaseLockModesTest {
     }
 
     private static String ownerCell(LockKey key) throws Exception {
-        try (Table table = connection.getTable(TableName.valueOf(TABLE))) {
-            return Bytes.toString(table.get(new Get(HBaseTableLayout.rowKey(key.storageKey())))
-                    .getValue(Bytes.toBytes("D"), Bytes.toBytes("o")));
-        }
+        return Bytes.toString(row(key).getValue(Bytes.toBytes("D"), Bytes.toBytes("o")));
     }
 
     /** How many holder slot columns the key's row has, or -1 if the row is gone. */
     private static int slotColumns(LockKey key) throws Exception {
+        Result row = row(key);
+        if (row.isEmpty()) {
+            return -1;
+        }
+        return (int) row.getFamilyMap(Bytes.toBytes("D")).keySet().stream().filter(q -> HBaseTableLayout.slotOf(q) >= 0)
+                .count();
+    }
+
+    private static Result row(LockKey key) throws Exception {
         try (Table table = connection.getTable(TableName.valueOf(TABLE))) {
-            var row = table.get(new Get(HBaseTableLayout.rowKey(key.storageKey())));
-            if (row.isEmpty()) {
-                return -1;
-            }
-            return (int) row.getFamilyMap(Bytes.toBytes("D")).keySet().stream()
-                    .filter(q -> HBaseTableLayout.slotOf(q) >= 0).count();
+            return table.get(new Get(HBaseTableLayout.rowKey(key.storageKey())));
         }
     }
 }
