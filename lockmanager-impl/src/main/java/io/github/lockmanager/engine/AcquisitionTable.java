@@ -12,25 +12,17 @@ import java.util.concurrent.TimeUnit;
  * This node's acquisitions. Exclusive ones, at most one per key, sit in one map per level keyed by the caller's
  * key: farm and client are fixed per manager, so a lookup needs no composite key object (a re-entry allocates
  * nothing and hashes a string whose hash is cached), and a held lock costs no key object of its own here. The
- * other modes, which many threads may hold on one key, sit in a second map by key, and under it by thread and mode,
- * so that finding every hold of one key (for {@code isLocked} and {@code abort}) looks at that key's holds only.
+ * other modes, which many threads may hold on one key, sit in a second map keyed by key, thread and mode.
  */
 final class AcquisitionTable {
     private final List<ConcurrentHashMap<String, Acquisition>> byLevel = new ArrayList<>();
-    /** Each key's non-exclusive holds; a key's map is removed with its last hold, under the outer map's lock. */
-    private final ConcurrentHashMap<KeyAtLevel, ConcurrentHashMap<HolderMode, Acquisition>> byMode =
-            new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ModeKey, Acquisition> byMode = new ConcurrentHashMap<>();
 
-    private record KeyAtLevel(LockLevel level, String name) {
-        static KeyAtLevel of(Acquisition acquisition) {
-            return new KeyAtLevel(acquisition.key().level(), acquisition.key().name());
-        }
-    }
-
-    /** A non-exclusive acquisition's place under its key: one per holder thread and mode. */
-    private record HolderMode(long threadId, LockMode mode) {
-        static HolderMode of(ModeAcquisition acquisition) {
-            return new HolderMode(acquisition.holderId(), acquisition.mode());
+    /** A non-exclusive acquisition's place: one per key, level, holder thread and mode. */
+    private record ModeKey(LockLevel level, String name, long threadId, LockMode mode) {
+        static ModeKey of(ModeAcquisition acquisition) {
+            return new ModeKey(acquisition.key().level(), acquisition.key().name(), acquisition.holderId(),
+                    acquisition.mode());
         }
     }
 
@@ -47,11 +39,7 @@ final class AcquisitionTable {
 
     /** The acquisition of a key by {@code thread} in a non-exclusive {@code mode}. */
     Acquisition get(LockLevel level, String name, Thread thread, LockMode mode) {
-        if (byMode.isEmpty()) {
-            return null;
-        }
-        ConcurrentHashMap<HolderMode, Acquisition> holds = byMode.get(new KeyAtLevel(level, name));
-        return holds == null ? null : holds.get(new HolderMode(thread.getId(), mode));
+        return byMode.isEmpty() ? null : byMode.get(new ModeKey(level, name, thread.getId(), mode));
     }
 
     /** Whether any non-exclusive acquisition is here: lets the exclusive path skip looking for them. */
@@ -62,13 +50,7 @@ final class AcquisitionTable {
     /** Adds {@code acquisition} under its place unless one is there; the one already there, else {@code null}. */
     Acquisition putIfAbsent(Acquisition acquisition) {
         if (acquisition instanceof ModeAcquisition inMode) {
-            Acquisition[] there = new Acquisition[1];
-            byMode.compute(KeyAtLevel.of(inMode), (key, holds) -> {
-                ConcurrentHashMap<HolderMode, Acquisition> into = holds != null ? holds : new ConcurrentHashMap<>();
-                there[0] = into.putIfAbsent(HolderMode.of(inMode), acquisition);
-                return into;
-            });
-            return there[0];
+            return byMode.putIfAbsent(ModeKey.of(inMode), acquisition);
         }
         return byLevel.get(acquisition.key().level().ordinal()).putIfAbsent(acquisition.key().name(), acquisition);
     }
@@ -76,10 +58,7 @@ final class AcquisitionTable {
     /** Removes {@code acquisition} if it is still the entry of its place. */
     void remove(Acquisition acquisition) {
         if (acquisition instanceof ModeAcquisition inMode) {
-            byMode.computeIfPresent(KeyAtLevel.of(inMode), (key, holds) -> {
-                holds.remove(HolderMode.of(inMode), acquisition);
-                return holds.isEmpty() ? null : holds;
-            });
+            byMode.remove(ModeKey.of(inMode), acquisition);
             return;
         }
         byLevel.get(acquisition.key().level().ordinal()).remove(acquisition.key().name(), acquisition);
@@ -91,16 +70,22 @@ final class AcquisitionTable {
         acquisition.markGone();
     }
 
-    /** Every acquisition of a key by threads of this node, in any mode. */
+    /**
+     * Every acquisition of a key by threads of this node, in any mode. Looks through all of this node's non-exclusive
+     * holds: an index by key would be one more shared structure that every shared hold of a hot key updates, which
+     * halved the throughput of readers of one key in memory (benchmark figure 10), while this is asked only by
+     * {@code isLocked}, {@code abort}, waiters, and a refusal by a holder of this node.
+     */
     List<Acquisition> all(LockLevel level, String name) {
         List<Acquisition> found = new ArrayList<>(1);
         Acquisition exclusive = get(level, name);
         if (exclusive != null) {
             found.add(exclusive);
         }
-        ConcurrentHashMap<HolderMode, Acquisition> holds = byMode.isEmpty() ? null : byMode.get(new KeyAtLevel(level, name));
-        if (holds != null) {
-            found.addAll(holds.values());
+        for (Acquisition acquisition : byMode.values()) {
+            if (acquisition.key().level() == level && acquisition.key().name().equals(name)) {
+                found.add(acquisition);
+            }
         }
         return found;
     }
@@ -136,9 +121,7 @@ final class AcquisitionTable {
         for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
             addHeld(level.values(), held);
         }
-        for (ConcurrentHashMap<HolderMode, Acquisition> holds : byMode.values()) {
-            addHeld(holds.values(), held);
-        }
+        addHeld(byMode.values(), held);
         return held;
     }
 
@@ -151,10 +134,7 @@ final class AcquisitionTable {
     }
 
     int size() {
-        int size = 0;
-        for (ConcurrentHashMap<HolderMode, Acquisition> holds : byMode.values()) {
-            size += holds.size();
-        }
+        int size = byMode.size();
         for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
             size += level.size();
         }
