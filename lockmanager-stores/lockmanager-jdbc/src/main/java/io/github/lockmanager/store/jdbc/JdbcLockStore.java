@@ -31,6 +31,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.regex.Pattern;
 
@@ -59,8 +61,9 @@ import java.util.regex.Pattern;
  * marked as held by them until the last one's lease ends, so exclusive acquisitions cost what they did
  * ({@link SharedHolders}). Such a holder costs more: joining a key already marked 4 statements, else a transaction
  * of 4 (lock the key's row, read its live holders, mark the row, insert the holder; a key without a row first gets
- * one); release 3 statements (the lock table is tried first), and a transaction of 3 for the last holder out;
- * renew and check of a batch of them one more transaction of 3 or one more statement.
+ * one); release 2 statements (delete the holder, count those left: the store remembers which of its handles are
+ * holders, so the lock table is not asked), and a transaction of 3 for the last holder out; renew and check of a
+ * batch of them one more transaction of 3 or one more statement.
  *
  * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}
  * once it holds a connection: each statement runs with the remaining time as the connection's network timeout, so
@@ -85,6 +88,11 @@ public final class JdbcLockStore implements LockStore {
     private final Duration idleRecordRetention;
     private final RetryPolicy retries;
     private volatile Statements statements;
+    /**
+     * The live acquisitions of this store in modes other than exclusive, so that their release goes straight to the
+     * holders table; forgotten on release and when found lost.
+     */
+    private final Set<LockHandle> holderHandles = ConcurrentHashMap.newKeySet();
 
     private JdbcLockStore(Builder builder) {
         this.dataSource = builder.dataSource;
@@ -292,7 +300,7 @@ public final class JdbcLockStore implements LockStore {
         Statements sql = statements();
         LockHandle handle = request.handle();
         if (request.mode() != LockMode.EXCLUSIVE) {
-            return call("acquire lock '" + handle.key().name() + "' " + request.mode(), (c, timeout) -> {
+            AcquireResult joined = call("acquire lock '" + handle.key().name() + "' " + request.mode(), (c, timeout) -> {
                 AcquireResult result = sql.shared.join(c, request, lease);
                 if (result != null) {
                     return result;
@@ -308,6 +316,10 @@ public final class JdbcLockStore implements LockStore {
                 }
                 return result;
             });
+            if (joined.isAcquired()) {
+                holderHandles.add(handle);
+            }
+            return joined;
         }
         return call("acquire lock '" + handle.key().name() + "'", (c, timeout) -> {
             Optional<LockRecord> taken = Optional.empty();
@@ -346,9 +358,9 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
         Statements sql = statements();
-        return call("renew " + handles.size() + " locks", (c, timeout) -> withHolders(handles,
+        return forgetLost(call("renew " + handles.size() + " locks", (c, timeout) -> withHolders(handles,
                 renewRows(sql, c, timeout, handles, lease),
-                notFound -> inTransaction(c, () -> sql.shared.renew(c, notFound, lease, timeout))));
+                notFound -> inTransaction(c, () -> sql.shared.renew(c, notFound, lease, timeout)))));
     }
 
     /** The lock table's answer for {@code handles}: only exclusive holders are found there. */
@@ -378,8 +390,20 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
         Statements sql = statements();
-        return call("check " + handles.size() + " locks", (c, timeout) -> withHolders(handles,
-                checkRows(sql, c, timeout, handles), notFound -> sql.shared.states(c, notFound, timeout)));
+        return forgetLost(call("check " + handles.size() + " locks", (c, timeout) -> withHolders(handles,
+                checkRows(sql, c, timeout, handles), notFound -> sql.shared.states(c, notFound, timeout))));
+    }
+
+    /** {@code answers}, after forgetting the holders among them found lost: their handles are done with. */
+    private Map<LockHandle, HoldState> forgetLost(Map<LockHandle, HoldState> answers) {
+        if (!holderHandles.isEmpty()) {
+            answers.forEach((handle, state) -> {
+                if (state == HoldState.LOST) {
+                    holderHandles.remove(handle);
+                }
+            });
+        }
+        return answers;
     }
 
     private static Map<LockHandle, HoldState> checkRows(Statements sql, Connection c, long timeout,
@@ -426,6 +450,13 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public boolean release(LockHandle handle) throws LockManagerException {
         Statements sql = statements();
+        if (holderHandles.contains(handle)) {
+            // its record is in the holders table: the lock table need not be asked first
+            boolean released = call("release lock '" + handle.key().name() + "'",
+                    (c, timeout) -> sql.shared.release(c, handle));
+            holderHandles.remove(handle);
+            return released;
+        }
         return call("release lock '" + handle.key().name() + "'", (c, timeout) -> {
             try (PreparedStatement release = c.prepareStatement(sql.release)) {
                 release.setString(1, handle.key().storageKey());

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
@@ -104,6 +105,35 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
             assertThat(afterTaking - before - 1).as("statements to take a free key").isEqualTo(1);
             assertThat(afterRefusal - afterTaking - 1).as("statements to be refused, holder named").isEqualTo(1);
             store.release(first);
+        }
+    }
+
+    /** A reader leaving a key that another reader keeps: delete itself, count who is left; the lock table is not asked. */
+    @Test
+    void aReaderLeavesBesideAnotherInTwoStatements() throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(Database.MARIADB.url());
+        config.setUsername(Database.MARIADB.user());
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource one = new HikariDataSource(config)) {
+            JdbcLockStore store = JdbcLockStore.builder(one).tableName("lockmanager_store").build();
+            store.initialize();
+            LockKey key = LockKey.xdc("store-test", "two-readers-" + UUID.randomUUID());
+            LockHandle first = new LockHandle(key, "first");
+            LockHandle second = new LockHandle(key, "second");
+            assertThat(store.acquire(new LockRequest(first, "node-a", "a", LockMode.SHARED), Duration.ofSeconds(30))
+                    .isAcquired()).isTrue();
+            assertThat(store.acquire(new LockRequest(second, "node-b", "b", LockMode.SHARED), Duration.ofSeconds(30))
+                    .isAcquired()).isTrue();
+            long before = statementsOf(one);
+            assertThat(store.release(first)).isTrue();
+            long after = statementsOf(one);
+            // each reading counts itself too
+            assertThat(after - before - 1).as("statements of a reader's release beside another").isEqualTo(2);
+            assertThat(store.read(key)).map(LockRecord::handle).contains(second);
+            assertThat(store.release(second)).isTrue();
+            assertThat(store.read(key)).isEmpty();
+            assertThat(store.release(first)).as("released before").isFalse();
         }
     }
 
