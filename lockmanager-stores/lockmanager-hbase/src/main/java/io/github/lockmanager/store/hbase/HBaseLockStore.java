@@ -73,7 +73,8 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
  * per batch (HBase groups it by region server); release 1 (a conditional put of an empty owner: a put, unlike a
  * delete marker, can never hide the next acquisition's put of the same millisecond); abort 2 (read the owner,
  * then mark conditionally); isLocked 1; getLocks one scan over the 256 regions; {@link #purgeIdleRecords()} one
- * scan and a conditional delete per idle row.
+ * scan and a conditional delete per idle row. Holders in the other modes ({@link SharedHolders}): join 1 (4 for a
+ * key without a row), release 1 (2 for the last holder of this store leaving beside holders of other nodes).
  *
  * <p>Storage: a row stays after its lock is released, so that its counter keeps growing, until it has been
  * idle for the {@linkplain Builder#idleRecordRetention retention}; then {@link #purgeIdleRecords()} deletes it. A
