@@ -79,11 +79,7 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
     /** MariaDB 10.5+ returns the row from its upsert: no read-back, and a refusal names the holder from it. */
     @Test
     void anAcquireIsOneStatementWhetherItTakesTheKeyOrIsRefused() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(Database.MARIADB.url());
-        config.setUsername(Database.MARIADB.user());
-        config.setMaximumPoolSize(1);
-        try (HikariDataSource one = new HikariDataSource(config)) {
+        try (HikariDataSource one = onePool()) {
             JdbcLockStore store = JdbcLockStore.builder(one).tableName("lockmanager_store").build();
             store.initialize();
             LockKey key = LockKey.xdc("store-test", "one-statement-" + UUID.randomUUID());
@@ -111,11 +107,7 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
     /** A reader leaving a key that another reader keeps: delete itself, count who is left; the lock table is not asked. */
     @Test
     void aReaderLeavesBesideAnotherInTwoStatements() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(Database.MARIADB.url());
-        config.setUsername(Database.MARIADB.user());
-        config.setMaximumPoolSize(1);
-        try (HikariDataSource one = new HikariDataSource(config)) {
+        try (HikariDataSource one = onePool()) {
             JdbcLockStore store = JdbcLockStore.builder(one).tableName("lockmanager_store").build();
             store.initialize();
             LockKey key = LockKey.xdc("store-test", "two-readers-" + UUID.randomUUID());
@@ -135,6 +127,15 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
             assertThat(store.read(key)).isEmpty();
             assertThat(store.release(first)).as("released before").isFalse();
         }
+    }
+
+    /** A pool of one connection, so that the server's count of its statements is the store's. */
+    private static HikariDataSource onePool() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(Database.MARIADB.url());
+        config.setUsername(Database.MARIADB.user());
+        config.setMaximumPoolSize(1);
+        return new HikariDataSource(config);
     }
 
     /** The statements the server ran for the one connection of {@code pool}, by its own count. */
