@@ -485,6 +485,10 @@ public final class HBaseLockStore implements LockStore {
         }
     }
 
+    HolderSlots holderSlots() {
+        return holders.slots();
+    }
+
     /** Holders of every mode, exclusive ones in the owner cell, the others in slots ({@link SharedHolders}). */
     @Override
     public boolean supportsModes() {

@@ -60,6 +60,11 @@ final class HolderSlots {
         return mine != null && mine.cardinality() > (mine.get(slot) ? 1 : 0);
     }
 
+    /** How many keys this store has claims on: what it keeps for them, which must not outlive their holders. */
+    synchronized int claimedKeys() {
+        return claimed.size();
+    }
+
     synchronized void hold(LockHandle handle, Held holder) {
         held.put(handle, holder);
     }

@@ -58,6 +58,11 @@ final class SharedHolders {
 
     private final HolderSlots slots = new HolderSlots();
 
+    /** What this store keeps of its slots: for tests that it keeps nothing its holders no longer need. */
+    HolderSlots slots() {
+        return slots;
+    }
+
     /** The slot of {@code handle} if it is a holder of this store in a slot, {@code null} for an exclusive owner. */
     Held of(LockHandle handle) {
         return slots.of(handle);
@@ -104,8 +109,10 @@ final class SharedHolders {
                     }
                     throw e;
                 }
-                if (written.isSuccess()) {
-                    result = granted(table, request, cell, prefix, slot, written.getResult().getColumnLatestCell(FAMILY, COUNTER));
+                Cell counter = written.getResult() == null ? null
+                        : written.getResult().getColumnLatestCell(FAMILY, COUNTER);
+                if (written.isSuccess() && counter != null) {
+                    result = granted(table, request, cell, prefix, slot, counter);
                     return result;
                 }
                 Result read = table.get(LockRows.fullRow(row));
@@ -142,8 +149,9 @@ final class SharedHolders {
             slots.claimExactly(request.handle().key().storageKey(), slot);
         }
         AcquireResult result = granted(table, request, cell, prefix, slot, read.getColumnLatestCell(FAMILY, COUNTER));
-        if (slot != claimed && !result.isAcquired()) {
-            slots.unclaim(request.handle().key().storageKey(), slot);
+        if (slot != claimed) {
+            // the claim this store keeps is the slot the holder is in, whatever the caller claimed for this round
+            slots.unclaim(request.handle().key().storageKey(), result.isAcquired() ? claimed : slot);
         }
         return result;
     }

@@ -161,7 +161,10 @@ class HBaseLockModesTest {
     @Test
     void aRepeatedRequestFindsItsOwnSlotInsteadOfTakingASecond() throws Exception {
         LockKey key = key("repeated");
-        // what a retry after a timed-out write that applied looks like to the store
+        // what a retry after a timed-out write that applied looks like to the store; a store of its own, so that
+        // what it keeps claimed can be seen
+        HBaseLockStore store = HBaseLockStore.builder(connection).tableName(TABLE).build();
+        HolderSlots own = store.holderSlots();
         AcquireResult first = store.acquire(Requests.request(key, "reader", SHARED), LEASE);
         AcquireResult again = store.acquire(Requests.request(key, "reader", SHARED), LEASE);
         assertThat(again.isAcquired()).isTrue();
@@ -169,6 +172,7 @@ class HBaseLockModesTest {
         assertThat(store.list().stream().filter(r -> r.key().equals(key))).hasSize(1);
         assertThat(store.release(first.record().handle())).isTrue();
         assertThat(store.read(key)).isEmpty();
+        assertThat(own.claimedKeys()).as("slots this store still keeps claimed").isZero();
     }
 
     @Test
