@@ -11,8 +11,14 @@ import java.util.List;
  * Where locks live in Aerospike. Set names come from level, farm and the store's suffix:
  * {@code DC#<farmId>#<suffix>} and {@code XDC#<suffix>}. In a set, the lock record of a key has the user key
  * {@code <clientId>#<key>} and a record TTL; its fencing counter record has the user key
- * {@code #fence#<clientId>#<key>} and the store's idle record retention as TTL (no lock key starts with
- * {@code '#'}, client ids being non-empty).
+ * {@code #fence#<clientId>#<key>} and the store's idle record retention as TTL.
+ *
+ * <p>A key held in modes other than exclusive has, instead of an exclusive lock record, a <em>marker</em> under the
+ * lock record's user key: {@link #OWNER} is {@link #SHARED_OWNER}, {@link #HOLDERS} maps each holder's owner token to
+ * its mode's name, {@link #TOKEN} is the holders' fencing token, and it never expires (the last holder deletes it).
+ * Each such holder also has a holder record with the usual bins plus {@link #MODE} and its own TTL, under
+ * {@code #holder#<token length>#<token><clientId>#<key>}. No lock record's user key starts with {@code '#'}, client
+ * ids being non-empty and free of it.
  */
 final class AerospikeLayout {
     static final int MAX_SET_NAME_BYTES = 63;
@@ -26,9 +32,15 @@ final class AerospikeLayout {
     static final String STATUS = "status";
     static final String TOKEN = "token";
     static final String FENCE = "fence";
-    static final List<String> BINS = List.of(OWNER, NODE, THREAD, LOCK_TIME, LEASE, STATUS, TOKEN, FENCE);
+    static final String MODE = "mode";
+    static final String HOLDERS = "holders";
+    static final List<String> BINS = List.of(OWNER, NODE, THREAD, LOCK_TIME, LEASE, STATUS, TOKEN, FENCE, MODE, HOLDERS);
+
+    /** The owner of a key's marker, while holders in other modes than exclusive hold it. */
+    static final String SHARED_OWNER = "~shared";
 
     private static final String COUNTER_PREFIX = "#fence#";
+    private static final String HOLDER_PREFIX = "#holder#";
 
     private AerospikeLayout() {
     }
@@ -53,8 +65,14 @@ final class AerospikeLayout {
         return COUNTER_PREFIX + lockUserKey(key);
     }
 
+    /** The user key of the record of one holder of {@code key}: unambiguous for any owner token. */
+    static String holderUserKey(LockKey key, String ownerToken) {
+        return HOLDER_PREFIX + ownerToken.length() + LockKey.SEPARATOR + ownerToken + lockUserKey(key);
+    }
+
+    /** Whether a record's user key is a lock record's (exclusive or marker), not a counter's or a holder's. */
     static boolean isLockUserKey(String userKey) {
-        return !userKey.startsWith(COUNTER_PREFIX);
+        return !userKey.isEmpty() && userKey.charAt(0) != LockKey.SEPARATOR;
     }
 
     /** The lock key of a record in {@code set}, or {@code null} if the set is not one of this store's lock sets. */

@@ -24,6 +24,7 @@ import com.aerospike.client.policy.RecordExistsAction;
 import com.aerospike.client.policy.ScanPolicy;
 import com.aerospike.client.policy.WritePolicy;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
@@ -70,8 +71,17 @@ import static io.github.lockmanager.store.aerospike.AerospikeLayout.TOKEN;
  * lock record, conditional on the owner), because Aerospike cannot change two records in one atomic command and
  * the counter must outlive the lock record's TTL. The counter record expires the
  * {@linkplain Builder#idleRecordRetention retention} after the key's last acquisition, so the namespace holds the
- * keys in use and {@link #purgeIdleRecords()} has nothing to do; renew and check 1 batch call per batch; release 1; abort 1;
- * isLocked 1; getLocks one info call and a scan per lock set.
+ * keys in use; renew and check 1 batch call per batch; release 1; abort 1; isLocked 1; getLocks one info call and a
+ * scan per lock set, plus a batch read per key held in other modes.
+ *
+ * <p>Every {@link io.github.lockmanager.LockMode}: a key held in modes other than exclusive has a marker record that
+ * lists its holders, and each holder a holder record with its own TTL ({@link AerospikeHolders}). A holder joining
+ * holders in compatible modes takes 2 round trips (its holder record; the marker's conditional update), the first
+ * holder of a key 4 (plus moving the counter and stamping the marker); a holder's release is 1 batch call, the last
+ * holder's 2; renewals and abort polls ride in the same batches as exclusive locks'. An exclusive acquisition that
+ * finds a marker whose holders have all ended takes it over (a batch read of the holder records, a write conditional
+ * on the marker's generation). Markers do not expire: the last holder deletes its key's marker, and
+ * {@link #purgeIdleRecords()} deletes markers whose last holder crashed (one scan of the lock sets).
  *
  * <p>Leases are record TTLs measured by the server, in whole seconds: the TTL is the lease rounded up plus one
  * second, so a record never expires before its lease. The server counts expiry in whole seconds, so a crashed
@@ -99,6 +109,7 @@ public final class AerospikeLockStore implements LockStore {
     private final Duration operationTimeout;
     private final int counterTtlSeconds;
     private final RetryPolicy retries;
+    private final AerospikeHolders holders;
 
     private AerospikeLockStore(Builder builder) {
         this.client = builder.client;
@@ -109,6 +120,7 @@ public final class AerospikeLockStore implements LockStore {
         this.operationTimeout = builder.getOperationTimeout();
         this.counterTtlSeconds = (int) builder.getIdleRecordRetention().toSeconds();
         this.retries = builder.getRetries();
+        this.holders = new AerospikeHolders(this, client);
     }
 
     public static Builder builder(IAerospikeClient client) {
@@ -245,34 +257,38 @@ public final class AerospikeLockStore implements LockStore {
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
         LockHandle handle = request.handle();
+        if (request.mode() != LockMode.EXCLUSIVE) {
+            return retries.call("acquire lock '" + handle.key().name() + "' " + request.mode() + " in Aerospike",
+                    operationTimeout, FAILURES, timeout -> holders.acquire(request, lease, timeout));
+        }
         Key lockKey = lockKey(handle.key());
         return retries.call("acquire lock '" + handle.key().name() + "' in Aerospike", operationTimeout, FAILURES, timeout -> {
-            long lockTime = System.currentTimeMillis();
             try {
                 client.operate(writePolicy(RecordExistsAction.CREATE_ONLY, AerospikeLayout.ttlSeconds(lease), null, timeout),
-                        lockKey,
-                        Operation.put(new Bin(OWNER, handle.ownerToken())),
-                        Operation.put(new Bin(NODE, request.nodeId())),
-                        Operation.put(new Bin(THREAD, request.threadName())),
-                        Operation.put(new Bin(LOCK_TIME, lockTime)),
-                        Operation.put(new Bin(LEASE, lease.toMillis())),
-                        Operation.put(new Bin(STATUS, LockStatus.RUNNING.name())),
-                        Operation.put(new Bin(TOKEN, 0L)));
+                        lockKey, recordBins(request, lease, System.currentTimeMillis()));
             } catch (AerospikeException e) {
                 // exists, or maybe written: the record says whose it is, this very acquisition's included
                 boolean exists = e.getResultCode() == ResultCode.KEY_EXISTS_ERROR;
                 if (!exists && !isTransient(e)) {
                     throw e;
                 }
-                Optional<LockRecord> current = toRecord(handle.key(), client.get(null, lockKey));
-                if (current.isEmpty() || !current.get().handle().equals(handle)) {
-                    if (exists) {
-                        return AcquireResult.heldBy(current.orElse(null));
+                Record record = client.get(null, lockKey);
+                if (AerospikeHolders.isMarker(record)) {
+                    Optional<AcquireResult> refused = holders.takeOver(request, lease, record, timeout);
+                    if (refused.isPresent()) {
+                        return refused.get();
                     }
-                    throw e;
-                }
-                if (current.get().fencingToken() > 0) {
-                    return AcquireResult.acquired(current.get());
+                } else {
+                    Optional<LockRecord> current = toRecord(handle.key(), record);
+                    if (current.isEmpty() || !current.get().handle().equals(handle)) {
+                        if (exists) {
+                            return AcquireResult.heldBy(current.orElse(null));
+                        }
+                        throw e;
+                    }
+                    if (current.get().fencingToken() > 0) {
+                        return AcquireResult.acquired(current.get());
+                    }
                 }
             }
             long token = nextFencingToken(handle.key(), timeout);
@@ -283,11 +299,25 @@ public final class AerospikeLockStore implements LockStore {
             } catch (AerospikeException e) {
                 if (e.getResultCode() == ResultCode.FILTERED_OUT || e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
                     // the lease ran out between the create and the stamp: the lock is no longer ours
-                    return AcquireResult.heldBy(toRecord(handle.key(), client.get(null, lockKey)).orElse(null));
+                    return AcquireResult.heldBy(readLive(handle.key(), timeout).orElse(null));
                 }
                 throw e;
             }
         });
+    }
+
+    /** The bins of a new lock or holder record for {@code request}, its token still 0, then {@code more}. */
+    Operation[] recordBins(LockRequest request, Duration lease, long lockTime, Operation... more) {
+        Operation[] bins = Arrays.copyOf(new Operation[]{
+                Operation.put(new Bin(OWNER, request.handle().ownerToken())),
+                Operation.put(new Bin(NODE, request.nodeId())),
+                Operation.put(new Bin(THREAD, request.threadName())),
+                Operation.put(new Bin(LOCK_TIME, lockTime)),
+                Operation.put(new Bin(LEASE, lease.toMillis())),
+                Operation.put(new Bin(STATUS, LockStatus.RUNNING.name())),
+                Operation.put(new Bin(TOKEN, 0L))}, 7 + more.length);
+        System.arraycopy(more, 0, bins, 7, more.length);
+        return bins;
     }
 
     /**
@@ -296,7 +326,7 @@ public final class AerospikeLockStore implements LockStore {
      * at {@code 1000 * now} in ms, above every token of its earlier life: each token stays below 1000 times the
      * time of the acquisition that took it plus one ms, since fewer than 1000 acquisitions of a key fit in a ms.
      */
-    private long nextFencingToken(LockKey key, long timeout) {
+    long nextFencingToken(LockKey key, long timeout) {
         Expression next = Exp.build(Exp.cond(Exp.binExists(FENCE), Exp.add(Exp.intBin(FENCE), Exp.val(1L)),
                 Exp.val(1000 * System.currentTimeMillis())));
         Record counter = client.operate(writePolicy(RecordExistsAction.UPDATE, counterTtlSeconds, null, timeout),
@@ -316,7 +346,7 @@ public final class AerospikeLockStore implements LockStore {
                 policy.commitLevel = CommitLevel.COMMIT_ALL;
                 policy.expiration = ttl;
                 policy.filterExp = ownedBy(handle);
-                writes.add(new BatchWrite(policy, lockKey(handle.key()),
+                writes.add(new BatchWrite(policy, recordKey(handle),
                         new Operation[]{Operation.touch(), Operation.put(new Bin(LEASE, lease.toMillis())),
                                 Operation.get(STATUS)}));
             }
@@ -325,7 +355,7 @@ public final class AerospikeLockStore implements LockStore {
             for (int i = 0; i < handles.size(); i++) {
                 HoldState state = answer(writes.get(i));
                 if (state != null) {
-                    answers.put(handles.get(i), state);
+                    answers.put(handles.get(i), forgetIfLost(handles.get(i), state));
                 }
             }
             return answers;
@@ -365,14 +395,14 @@ public final class AerospikeLockStore implements LockStore {
         return retries.call("check " + handles.size() + " locks in Aerospike", operationTimeout, FAILURES, timeout -> {
             List<BatchRead> reads = new ArrayList<>(handles.size());
             for (LockHandle handle : handles) {
-                reads.add(new BatchRead(lockKey(handle.key()), new String[]{OWNER, STATUS}));
+                reads.add(new BatchRead(recordKey(handle), new String[]{OWNER, STATUS}));
             }
             client.get(batchPolicy(timeout), reads);
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             for (int i = 0; i < handles.size(); i++) {
                 HoldState state = checked(handles.get(i), reads.get(i));
                 if (state != null) {
-                    answers.put(handles.get(i), state);
+                    answers.put(handles.get(i), forgetIfLost(handles.get(i), state));
                 }
             }
             return answers;
@@ -381,6 +411,17 @@ public final class AerospikeLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) throws LockManagerException {
+        if (holders.holds(handle)) {
+            boolean[] retried = {false};
+            return retries.call("release lock '" + handle.key().name() + "' in Aerospike", operationTimeout, FAILURES,
+                    timeout -> {
+                        try {
+                            return holders.release(handle, timeout, retried[0]);
+                        } finally {
+                            retried[0] = true;
+                        }
+                    });
+        }
         Key lockKey = lockKey(handle.key());
         return retries.call("release lock '" + handle.key().name() + "' in Aerospike", operationTimeout, FAILURES, timeout -> {
             WritePolicy policy = writePolicy(RecordExistsAction.UPDATE, 0, ownedBy(handle), timeout);
@@ -406,28 +447,55 @@ public final class AerospikeLockStore implements LockStore {
     @Override
     public Optional<LockRecord> read(LockKey key) throws LockManagerException {
         return retries.call("read lock '" + key.name() + "' in Aerospike", operationTimeout, FAILURES,
-                timeout -> toRecord(key, client.get(null, lockKey(key))));
+                timeout -> readLive(key, timeout));
+    }
+
+    /** The key's exclusive holder, or one of its live holders in other modes. */
+    Optional<LockRecord> readLive(LockKey key, long timeout) {
+        Record record = client.get(null, lockKey(key));
+        if (!AerospikeHolders.isMarker(record)) {
+            return toRecord(key, record);
+        }
+        return holders.live(key, record, new ArrayList<>(AerospikeHolders.entries(record).keySet()), timeout).stream()
+                .findFirst();
     }
 
     @Override
     public List<LockRecord> list() throws LockManagerException {
         return retries.call("list locks in Aerospike", operationTimeout, FAILURES, timeout -> {
-            List<LockRecord> records = Collections.synchronizedList(new ArrayList<>());
-            ScanPolicy policy = client.copyScanPolicyDefault();
-            policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
-            for (String set : lockSets()) {
-                client.scanAll(policy, namespace, set, (key, record) -> {
-                    if (key.userKey == null || !AerospikeLayout.isLockUserKey(key.userKey.toString())) {
-                        return;
-                    }
-                    LockKey lockKey = AerospikeLayout.lockKey(set, setSuffix, key.userKey.toString());
-                    if (lockKey != null) {
-                        toRecord(lockKey, record).ifPresent(records::add);
-                    }
-                });
-            }
-            return new ArrayList<>(records);
+            List<LockRecord> records = new ArrayList<>();
+            Map<LockKey, Record> markers = new LinkedHashMap<>();
+            scanLocks(null, timeout).forEach((key, record) -> {
+                if (AerospikeHolders.isMarker(record)) {
+                    markers.put(key, record);
+                } else {
+                    toRecord(key, record).ifPresent(records::add);
+                }
+            });
+            markers.forEach((key, marker) -> records.addAll(holders.live(key, marker,
+                    new ArrayList<>(AerospikeHolders.entries(marker).keySet()), timeout)));
+            return records;
         });
+    }
+
+    /** The lock records (exclusive and markers) of every lock set that pass {@code filter}, by their lock keys. */
+    private Map<LockKey, Record> scanLocks(Expression filter, long timeout) {
+        Map<LockKey, Record> found = Collections.synchronizedMap(new LinkedHashMap<>());
+        ScanPolicy policy = client.copyScanPolicyDefault();
+        policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
+        policy.filterExp = filter;
+        for (String set : lockSets()) {
+            client.scanAll(policy, namespace, set, (key, record) -> {
+                if (key.userKey == null || !AerospikeLayout.isLockUserKey(key.userKey.toString())) {
+                    return;
+                }
+                LockKey lockKey = AerospikeLayout.lockKey(set, setSuffix, key.userKey.toString());
+                if (lockKey != null) {
+                    found.put(lockKey, record);
+                }
+            });
+        }
+        return new LinkedHashMap<>(found);
     }
 
     /** The names of this store's lock sets that exist in the namespace, read from the server. */
@@ -448,17 +516,44 @@ public final class AerospikeLockStore implements LockStore {
     @Override
     public boolean markAbort(LockKey key) throws LockManagerException {
         return retries.call("abort lock '" + key.name() + "' in Aerospike", operationTimeout, FAILURES, timeout -> {
+            Expression exclusive = Exp.build(Exp.ne(Exp.stringBin(OWNER), Exp.val(AerospikeLayout.SHARED_OWNER)));
             try {
-                client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL, null, timeout), lockKey(key),
-                        Operation.put(new Bin(STATUS, LockStatus.ABORT.name())));
+                client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL, exclusive, timeout),
+                        lockKey(key), Operation.put(new Bin(STATUS, LockStatus.ABORT.name())));
                 return true;
             } catch (AerospikeException e) {
                 if (e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
                     return false;
                 }
+                if (e.getResultCode() == ResultCode.FILTERED_OUT) {
+                    return holders.markAbort(key, timeout);
+                }
                 throw e;
             }
         });
+    }
+
+    /**
+     * Deletes the markers none of whose holders lives any more (their last holder crashed) and removes stale entries
+     * from the others, with one scan of the lock sets for markers. Exclusive lock records and fencing counters expire
+     * by their TTL and need nothing.
+     */
+    @Override
+    public int purgeIdleRecords() throws LockManagerException {
+        Expression markers = Exp.build(Exp.eq(Exp.stringBin(OWNER), Exp.val(AerospikeLayout.SHARED_OWNER)));
+        return retries.call("purge idle records in Aerospike", operationTimeout, FAILURES, timeout -> {
+            int deleted = 0;
+            for (Map.Entry<LockKey, Record> marker : scanLocks(markers, timeout).entrySet()) {
+                deleted += holders.purge(marker.getKey(), marker.getValue(), timeout);
+            }
+            return deleted;
+        });
+    }
+
+    /** Shared and intention holders keep a holder record each, joined in the key's marker ({@link AerospikeHolders}). */
+    @Override
+    public boolean supportsModes() {
+        return true;
     }
 
     @Override
@@ -475,15 +570,36 @@ public final class AerospikeLockStore implements LockStore {
         return AerospikeLayout.checkSetName(AerospikeLayout.setName(key, setSuffix));
     }
 
-    private Key lockKey(LockKey key) {
-        return new Key(namespace, set(key), AerospikeLayout.lockUserKey(key));
+    Key lockKey(LockKey key) {
+        return recordKey(key, AerospikeLayout.lockUserKey(key));
     }
 
-    private static Expression ownedBy(LockHandle handle) {
+    /** The key of a record of {@code key}'s set. */
+    Key recordKey(LockKey key, String userKey) {
+        return new Key(namespace, set(key), userKey);
+    }
+
+    /** Where a handle's lease lives: its holder record if it holds in another mode than exclusive. */
+    private Key recordKey(LockHandle handle) {
+        return holders.holds(handle) ? holders.holderKey(handle) : lockKey(handle.key());
+    }
+
+    private HoldState forgetIfLost(LockHandle handle, HoldState state) {
+        if (state == HoldState.LOST) {
+            holders.forget(handle);
+        }
+        return state;
+    }
+
+    boolean durableDelete() {
+        return durableDelete;
+    }
+
+    static Expression ownedBy(LockHandle handle) {
         return Exp.build(Exp.eq(Exp.stringBin(OWNER), Exp.val(handle.ownerToken())));
     }
 
-    private WritePolicy writePolicy(RecordExistsAction action, int expiration, Expression filter, long timeout) {
+    WritePolicy writePolicy(RecordExistsAction action, int expiration, Expression filter, long timeout) {
         WritePolicy policy = client.copyWritePolicyDefault();
         policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
         policy.recordExistsAction = action;
@@ -495,13 +611,22 @@ public final class AerospikeLockStore implements LockStore {
         return policy;
     }
 
-    private BatchPolicy batchPolicy(long timeout) {
+    BatchPolicy batchPolicy(long timeout) {
         BatchPolicy policy = client.copyBatchPolicyDefault();
         policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
         return policy;
     }
 
-    private static Optional<LockRecord> toRecord(LockKey key, Record record) {
+    /** The exclusive lock in {@code record}; empty for no record or a marker. */
+    static Optional<LockRecord> toRecord(LockKey key, Record record) {
+        if (AerospikeHolders.isMarker(record)) {
+            return Optional.empty();
+        }
+        return toRecord(key, record, record == null ? 0 : record.getLong(TOKEN), LockMode.EXCLUSIVE);
+    }
+
+    /** The holder in a lock or holder {@code record}, with the given token and mode. */
+    static Optional<LockRecord> toRecord(LockKey key, Record record, long token, LockMode mode) {
         if (record == null || record.getString(OWNER) == null) {
             return Optional.empty();
         }
@@ -510,7 +635,7 @@ public final class AerospikeLockStore implements LockStore {
         return Optional.of(new LockRecord(new LockHandle(key, record.getString(OWNER)), record.getString(NODE),
                 record.getString(THREAD), Instant.ofEpochMilli(record.getLong(LOCK_TIME)),
                 record.getTimeToLive() > 0 ? now.plusSeconds(record.getTimeToLive()) : now.plusMillis(leaseMillis),
-                LockStatus.valueOf(record.getString(STATUS)), record.getLong(TOKEN)));
+                LockStatus.valueOf(record.getString(STATUS)), token, mode));
     }
 
     private static final RetryPolicy.Classifier FAILURES = e -> isTransient(e) ? Failure.TRANSIENT : Failure.PERMANENT;
