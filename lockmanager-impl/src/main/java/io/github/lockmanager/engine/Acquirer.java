@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,6 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Acquirer {
     private static final Logger log = LoggerFactory.getLogger(Acquirer.class);
+    /** The modes a thread may hold beside others; a constant because {@code values()} copies its array per call. */
+    private static final List<LockMode> NON_EXCLUSIVE = List.of(LockMode.INTENT_SHARED, LockMode.INTENT_EXCLUSIVE,
+            LockMode.SHARED);
 
     private final String nodeId;
     private final LockStore store;
@@ -152,8 +156,8 @@ final class Acquirer {
 
     /** {@code me}'s live non-exclusive acquisition of the key whose mode covers {@code mode}, if any. */
     private Acquisition ownCovering(String key, LockLevel level, LockMode mode, Thread me) {
-        for (LockMode held : LockMode.values()) {
-            if (held != LockMode.EXCLUSIVE && held.covers(mode)) {
+        for (LockMode held : NON_EXCLUSIVE) {
+            if (held.covers(mode)) {
                 Acquisition own = table.get(level, key, me, held);
                 if (own != null && !own.isGone()) {
                     return own;
@@ -169,8 +173,8 @@ final class Acquirer {
      * waited for such an upgrade would wait for each other forever.
      */
     private void refuseUpgrade(String key, LockLevel level, LockMode mode, Thread me) {
-        for (LockMode held : LockMode.values()) {
-            if (held == LockMode.EXCLUSIVE || !held.conflictsWith(mode)) {
+        for (LockMode held : NON_EXCLUSIVE) {
+            if (!held.conflictsWith(mode)) {
                 continue;
             }
             Acquisition own = table.get(level, key, me, held);

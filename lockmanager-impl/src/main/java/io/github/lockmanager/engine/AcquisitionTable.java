@@ -16,15 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class AcquisitionTable {
     private final List<ConcurrentHashMap<String, Acquisition>> byLevel = new ArrayList<>();
-    private final ConcurrentHashMap<ModeKey, Acquisition> byMode = new ConcurrentHashMap<>();
-
-    /** A non-exclusive acquisition's place: one per key, level, holder thread and mode. */
-    private record ModeKey(LockLevel level, String name, long threadId, LockMode mode) {
-        static ModeKey of(ModeAcquisition acquisition) {
-            return new ModeKey(acquisition.key().level(), acquisition.key().name(), acquisition.holderId(),
-                    acquisition.mode());
-        }
-    }
+    private final ConcurrentHashMap<ModeAcquisition.Place, Acquisition> byMode = new ConcurrentHashMap<>();
 
     AcquisitionTable() {
         for (int i = 0; i < LockLevel.values().length; i++) {
@@ -39,7 +31,7 @@ final class AcquisitionTable {
 
     /** The acquisition of a key by {@code thread} in a non-exclusive {@code mode}. */
     Acquisition get(LockLevel level, String name, Thread thread, LockMode mode) {
-        return byMode.isEmpty() ? null : byMode.get(new ModeKey(level, name, thread.getId(), mode));
+        return byMode.isEmpty() ? null : byMode.get(new ModeAcquisition.Place(level, name, thread.getId(), mode));
     }
 
     /** Whether any non-exclusive acquisition is here: lets the exclusive path skip looking for them. */
@@ -50,7 +42,7 @@ final class AcquisitionTable {
     /** Adds {@code acquisition} under its place unless one is there; the one already there, else {@code null}. */
     Acquisition putIfAbsent(Acquisition acquisition) {
         if (acquisition instanceof ModeAcquisition inMode) {
-            return byMode.putIfAbsent(ModeKey.of(inMode), acquisition);
+            return byMode.putIfAbsent(inMode.place(), acquisition);
         }
         return byLevel.get(acquisition.key().level().ordinal()).putIfAbsent(acquisition.key().name(), acquisition);
     }
@@ -58,7 +50,7 @@ final class AcquisitionTable {
     /** Removes {@code acquisition} if it is still the entry of its place. */
     void remove(Acquisition acquisition) {
         if (acquisition instanceof ModeAcquisition inMode) {
-            byMode.remove(ModeKey.of(inMode), acquisition);
+            byMode.remove(inMode.place(), acquisition);
             return;
         }
         byLevel.get(acquisition.key().level().ordinal()).remove(acquisition.key().name(), acquisition);

@@ -1,30 +1,33 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 
 /**
  * An acquisition in a mode other than exclusive: shared, or an intention on an ancestor. Many threads of this node
- * may hold one key so, each with its own acquisition; the table finds each by key, thread and mode, and keeps the
- * thread's id here because the thread itself may be collected before the acquisition leaves the table. Exclusive
- * acquisitions, the common case, do not pay for these two fields.
+ * may hold one key so, each with its own acquisition; the table finds each by its place (key, thread and mode), made
+ * once here with the thread's id, since the thread itself may be collected before the acquisition leaves the table.
+ * Exclusive acquisitions, the common case, do not pay for this field.
  */
 final class ModeAcquisition extends Acquisition {
-    private final LockMode mode;
-    private final long holderId;
+    private final Place place;
+
+    /** Where the table keeps a non-exclusive acquisition: one per key, level, holder thread and mode. */
+    record Place(LockLevel level, String name, long threadId, LockMode mode) {
+    }
 
     ModeAcquisition(LockHandle handle, Thread holder, LockMode mode) {
         super(handle, holder);
-        this.mode = mode;
-        this.holderId = holder.getId();
+        this.place = new Place(handle.key().level(), handle.key().name(), holder.getId(), mode);
     }
 
     @Override
     LockMode mode() {
-        return mode;
+        return place.mode();
     }
 
-    long holderId() {
-        return holderId;
+    Place place() {
+        return place;
     }
 }
