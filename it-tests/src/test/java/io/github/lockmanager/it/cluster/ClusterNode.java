@@ -8,7 +8,9 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
+import io.github.lockmanager.store.jdbc.FencingTable;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import io.github.lockmanager.store.jdbc.StaleFencingTokenException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -19,9 +21,14 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,7 +46,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code hold}: a thread takes each key of {@code node.keys} and holds it; prints
  *       {@code HELD <key> <token>}; when interrupted, {@code INTERRUPTED <key> <epochMillis> lost=<bool>}, then
  *       unlocks and prints {@code UNLOCKED <key>}. On {@code close} from standard input or SIGTERM it closes its
- *       manager and prints {@code CLOSED threads=<lockmanager threads still alive>}.</li>
+ *       manager and prints {@code CLOSED threads=<lockmanager threads still alive>}. On {@code write <key> <value>}
+ *       from standard input it writes {@code value} as the row {@code key} of the table {@code node.fence.data},
+ *       guarded by the {@link FencingTable} {@code node.fence.table} with the token it took {@code key} with, and
+ *       prints {@code WROTE <key>} or {@code REFUSED <key> <highest token admitted>}.</li>
  * </ul>
  */
 public final class ClusterNode {
@@ -128,11 +138,13 @@ public final class ClusterNode {
 
     private static void hold(LockManager manager, PrintWriter out) throws Exception {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> closeAndReport(manager, out), "node-shutdown"));
+        Map<String, Long> tokens = new ConcurrentHashMap<>();
         for (String key : System.getProperty("node.keys").split(",")) {
             Thread holder = new Thread(() -> {
                 LockResource lock = null;
                 try {
                     lock = manager.lock(key);
+                    tokens.put(key, lock.getFencingToken());
                     out.println("HELD " + key + " " + lock.getFencingToken());
                     new java.util.concurrent.CountDownLatch(1).await();
                 } catch (InterruptedException e) {
@@ -152,6 +164,38 @@ public final class ClusterNode {
         for (String line; (line = in.readLine()) != null; ) {
             if (line.equals("close")) {
                 System.exit(0);
+            }
+            if (line.startsWith("write ")) {
+                String[] words = line.split(" ");
+                fencedWrite(words[1], tokens.get(words[1]), words[2], out);
+            }
+        }
+    }
+
+    /**
+     * Writes {@code value} under {@code key}'s fence, from the thread that reads commands: a holder whose lock passed
+     * on while it was paused writes as it would have, with the token it holds, and is refused by the fence.
+     */
+    private static void fencedWrite(String key, long token, String value, PrintWriter out) throws SQLException {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(System.getProperty("node.jdbc.url"));
+        config.setUsername(System.getProperty("node.jdbc.user"));
+        try (HikariDataSource source = new HikariDataSource(config); Connection c = source.getConnection()) {
+            FencingTable fences = new FencingTable(source, System.getProperty("node.fence.table"));
+            c.setAutoCommit(false);
+            try {
+                fences.admit(c, key, token);
+                try (PreparedStatement write = c.prepareStatement("UPDATE " + System.getProperty("node.fence.data")
+                        + " SET val = ? WHERE id = ?")) {
+                    write.setString(1, value);
+                    write.setString(2, key);
+                    write.executeUpdate();
+                }
+                c.commit();
+                out.println("WROTE " + key);
+            } catch (StaleFencingTokenException e) {
+                c.rollback();
+                out.println("REFUSED " + key + " " + e.highestAdmitted());
             }
         }
     }

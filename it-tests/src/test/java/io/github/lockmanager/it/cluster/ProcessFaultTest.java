@@ -6,13 +6,19 @@ import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
+import io.github.lockmanager.store.jdbc.FencingTable;
 import io.github.lockmanager.utils.LockManagerUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.sql.DataSource;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -108,6 +114,62 @@ class ProcessFaultTest {
         assertThat(now.fencingToken()).isEqualTo(taken.getFencingToken());
         assertThat(pausedToken).isLessThan(taken.getFencingToken());
         taken.close();
+    }
+
+    /**
+     * Kleppmann's case: a holder paused past its lease wakes up and writes with its old token. The lease alone cannot
+     * stop that write; the resource's fencing table refuses it, while the new holder's write stands.
+     */
+    @Test
+    void aHolderPausedPastItsLeaseHasItsLateWriteRefusedByTheFence() throws Exception {
+        String fenceTable = "lockmanager_it_fences";
+        String dataTable = "lockmanager_it_fenced_data";
+        DataSource source = DatabaseAccess.postgres();
+        FencingTable fences = new FencingTable(source, fenceTable);
+        fences.initialize();
+        String doc = "doc-" + client;
+        try (Connection c = source.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + dataTable + " (id VARCHAR(64) PRIMARY KEY, val VARCHAR(64))");
+            s.execute("INSERT INTO " + dataTable + " (id, val) VALUES ('" + doc + "', 'nobody')");
+        }
+        Map<String, String> settings = postgres.settings(client, "paused");
+        settings.put("node.mode", "hold");
+        settings.put("node.keys", doc);
+        settings.put("node.lease", Long.toString(LEASE));
+        settings.put("node.renewal", Long.toString(RENEWAL));
+        settings.put("node.poll", Long.toString(POLL));
+        settings.put("node.fence.table", fenceTable);
+        settings.put("node.fence.data", dataTable);
+        Children.Child paused = children.start(settings);
+        long pausedToken = token(paused.await("HELD " + doc, REPORT));
+
+        paused.signal("STOP");
+        try (LockResource taken = LockManagerUtils.waitForLock(survivor, doc, 20, 30_000);
+             Connection c = source.getConnection()) {
+            c.setAutoCommit(false);
+            fences.admit(c, doc, taken.getFencingToken());
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE " + dataTable + " SET val = 'survivor' WHERE id = '" + doc + "'");
+            }
+            c.commit();
+            paused.signal("CONT");
+            paused.send("write " + doc + " paused");
+            String refused = paused.await("REFUSED " + doc, REPORT);
+            System.out.printf("fenced write after SIGSTOP past the lease: paused token %d, new holder's %d: %s%n",
+                    pausedToken, taken.getFencingToken(), refused);
+            assertThat(refused).endsWith(" " + taken.getFencingToken());
+            assertThat(fences.highestAdmitted(doc)).hasValue(taken.getFencingToken());
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT val FROM " + dataTable
+                    + " WHERE id = '" + doc + "'")) {
+                rs.next();
+                assertThat(rs.getString(1)).as("the new holder's write stands").isEqualTo("survivor");
+            }
+            c.rollback();
+        } finally {
+            try (Connection c = source.getConnection(); Statement s = c.createStatement()) {
+                s.execute("DELETE FROM " + dataTable + " WHERE id = '" + doc + "'");
+            }
+        }
     }
 
     @Test

@@ -93,6 +93,28 @@ abstract class SqlDialect {
         }
     }
 
+    /** The DDL of a {@link FencingTable}: a resource name, compared byte for byte, and the highest token seen. */
+    String createFenceTable(String table) {
+        return "CREATE TABLE IF NOT EXISTS " + table + " (resource VARCHAR(" + FencingTable.MAX_RESOURCE_LENGTH
+                + ") NOT NULL PRIMARY KEY, token BIGINT NOT NULL)";
+    }
+
+    /**
+     * Records a token for a resource unless a higher one is there, locking the resource's row for the rest of the
+     * transaction (parameters: resource, token); returns the row's token as it left it where
+     * {@link #fenceReturnsToken()}, else a {@link #readFence} follows in the same transaction.
+     */
+    abstract String admitFence(String table);
+
+    boolean fenceReturnsToken() {
+        return false;
+    }
+
+    /** The highest token of a resource (parameter: resource). */
+    final String readFence(String table) {
+        return "SELECT token FROM " + table + " WHERE resource = ?";
+    }
+
     /**
      * Deletes rows that no acquisition can use any more: free or expired, and untouched for the number of
      * milliseconds bound to its one parameter.
@@ -143,6 +165,17 @@ abstract class SqlDialect {
         @Override
         String name() {
             return "PostgreSQL";
+        }
+
+        @Override
+        String admitFence(String table) {
+            return "INSERT INTO " + table + " AS f (resource, token) VALUES (?, ?) ON CONFLICT (resource) DO UPDATE "
+                    + "SET token = GREATEST(f.token, EXCLUDED.token) RETURNING token";
+        }
+
+        @Override
+        boolean fenceReturnsToken() {
+            return true;
         }
 
         @Override
@@ -231,6 +264,19 @@ abstract class SqlDialect {
         }
 
         @Override
+        String createFenceTable(String table) {
+            // the server's default collation would take 'Doc' and 'doc' for one resource
+            return super.createFenceTable(table).replace("NOT NULL PRIMARY KEY",
+                    "CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY");
+        }
+
+        @Override
+        String admitFence(String table) {
+            return "INSERT INTO " + table + " (resource, token) VALUES (?, ?) ON DUPLICATE KEY UPDATE "
+                    + "token = GREATEST(token, VALUES(token))";
+        }
+
+        @Override
         String name() {
             return name;
         }
@@ -303,6 +349,14 @@ abstract class SqlDialect {
         @Override
         String name() {
             return "H2";
+        }
+
+        @Override
+        String admitFence(String table) {
+            return "MERGE INTO " + table + " f USING (SELECT CAST(? AS VARCHAR(" + FencingTable.MAX_RESOURCE_LENGTH
+                    + ")) resource, CAST(? AS BIGINT) token) s ON f.resource = s.resource "
+                    + "WHEN MATCHED THEN UPDATE SET token = GREATEST(f.token, s.token) "
+                    + "WHEN NOT MATCHED THEN INSERT (resource, token) VALUES (s.resource, s.token)";
         }
 
         @Override
