@@ -75,6 +75,8 @@ final class AerospikeHolders {
     private static final int ROUNDS = 5;
     private static final int NEVER_EXPIRE = -1;
     private static final int DO_NOT_CHANGE_TTL = -2;
+    /** The record is a marker, not an exclusive lock. */
+    static final Exp IS_MARKER = Exp.eq(Exp.stringBin(OWNER), Exp.val(SHARED_OWNER));
 
     private final AerospikeLockStore store;
     private final IAerospikeClient client;
@@ -186,15 +188,14 @@ final class AerospikeHolders {
      * entries still count here; {@link #acquire} removes them when they are in the way.
      */
     static Expression joinFilter(LockMode mode) {
-        Exp marker = Exp.eq(Exp.stringBin(OWNER), Exp.val(SHARED_OWNER));
-        List<Exp> conditions = new ArrayList<>(List.of(marker));
+        List<Exp> conditions = new ArrayList<>(List.of(IS_MARKER));
         for (LockMode other : LockMode.values()) {
             if (other != LockMode.EXCLUSIVE && other.conflictsWith(mode)) {
                 conditions.add(Exp.eq(MapExp.getByValue(MapReturnType.COUNT, Exp.val(other.name()),
                         Exp.mapBin(HOLDERS)), Exp.val(0)));
             }
         }
-        Exp allowed = conditions.size() == 1 ? marker : Exp.and(conditions.toArray(new Exp[0]));
+        Exp allowed = conditions.size() == 1 ? IS_MARKER : Exp.and(conditions.toArray(new Exp[0]));
         return Exp.build(Exp.or(Exp.not(Exp.binExists(OWNER)), allowed));
     }
 
@@ -204,7 +205,7 @@ final class AerospikeHolders {
      */
     private long stamp(LockHandle handle, Key lockKey, long timeout) {
         long token = store.nextFencingToken(handle.key(), timeout);
-        Exp memberOf = Exp.and(Exp.eq(Exp.stringBin(OWNER), Exp.val(SHARED_OWNER)),
+        Exp memberOf = Exp.and(IS_MARKER,
                 Exp.gt(MapExp.getByKey(MapReturnType.COUNT, Exp.Type.INT, Exp.val(handle.ownerToken()),
                         Exp.mapBin(HOLDERS)), Exp.val(0)));
         Exp first = Exp.cond(Exp.eq(Exp.intBin(TOKEN), Exp.val(0L)), Exp.val(token), Exp.intBin(TOKEN));
@@ -233,7 +234,7 @@ final class AerospikeHolders {
         deletePolicy.durableDelete = store.durableDelete();
         deletePolicy.filterExp = AerospikeLockStore.ownedBy(handle);
         BatchDelete holder = new BatchDelete(deletePolicy, holderKey(handle));
-        BatchWrite leave = new BatchWrite(markerPolicy(), store.lockKey(handle.key()), new Operation[]{
+        BatchWrite leave = new BatchWrite(store.updatePolicy(DO_NOT_CHANGE_TTL, Exp.build(IS_MARKER)), store.lockKey(handle.key()), new Operation[]{
                 MapOperation.removeByKey(HOLDERS, Value.get(handle.ownerToken()), MapReturnType.NONE),
                 MapOperation.size(HOLDERS)});
         client.operate(store.batchPolicy(timeout), List.of(holder, leave));
@@ -257,8 +258,7 @@ final class AerospikeHolders {
     }
 
     private void deleteIfEmpty(LockKey key, long timeout) {
-        WritePolicy policy = store.writePolicy(RecordExistsAction.UPDATE, 0, Exp.build(Exp.and(
-                Exp.eq(Exp.stringBin(OWNER), Exp.val(SHARED_OWNER)),
+        WritePolicy policy = store.writePolicy(RecordExistsAction.UPDATE, 0, Exp.build(Exp.and(IS_MARKER,
                 Exp.eq(MapExp.size(Exp.mapBin(HOLDERS)), Exp.val(0)))), timeout);
         policy.durableDelete = store.durableDelete();
         try {
@@ -318,10 +318,7 @@ final class AerospikeHolders {
         if (!isMarker(marker) || entries(marker).isEmpty()) {
             return false;
         }
-        BatchWritePolicy policy = client.copyBatchWritePolicyDefault();
-        policy.recordExistsAction = RecordExistsAction.UPDATE_ONLY;
-        policy.commitLevel = CommitLevel.COMMIT_ALL;
-        policy.expiration = DO_NOT_CHANGE_TTL;
+        BatchWritePolicy policy = store.updatePolicy(DO_NOT_CHANGE_TTL, null);
         List<BatchRecord> marks = new ArrayList<>();
         for (String token : entries(marker).keySet()) {
             marks.add(new BatchWrite(policy, holderKey(new LockHandle(key, token)),
@@ -397,15 +394,6 @@ final class AerospikeHolders {
                 throw e;
             }
         }
-    }
-
-    private BatchWritePolicy markerPolicy() {
-        BatchWritePolicy policy = client.copyBatchWritePolicyDefault();
-        policy.recordExistsAction = RecordExistsAction.UPDATE_ONLY;
-        policy.commitLevel = CommitLevel.COMMIT_ALL;
-        policy.expiration = DO_NOT_CHANGE_TTL;
-        policy.filterExp = Exp.build(Exp.eq(Exp.stringBin(OWNER), Exp.val(SHARED_OWNER)));
-        return policy;
     }
 
     /** The marker's entries: owner token to mode name. */

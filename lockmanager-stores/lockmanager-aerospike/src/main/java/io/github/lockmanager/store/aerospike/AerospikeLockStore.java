@@ -341,12 +341,7 @@ public final class AerospikeLockStore implements LockStore {
         return retries.call("renew " + handles.size() + " locks in Aerospike", operationTimeout, FAILURES, timeout -> {
             List<BatchRecord> writes = new ArrayList<>(handles.size());
             for (LockHandle handle : handles) {
-                BatchWritePolicy policy = client.copyBatchWritePolicyDefault();
-                policy.recordExistsAction = RecordExistsAction.UPDATE_ONLY;
-                policy.commitLevel = CommitLevel.COMMIT_ALL;
-                policy.expiration = ttl;
-                policy.filterExp = ownedBy(handle);
-                writes.add(new BatchWrite(policy, recordKey(handle),
+                writes.add(new BatchWrite(updatePolicy(ttl, ownedBy(handle)), recordKey(handle),
                         new Operation[]{Operation.touch(), Operation.put(new Bin(LEASE, lease.toMillis())),
                                 Operation.get(STATUS)}));
             }
@@ -516,7 +511,7 @@ public final class AerospikeLockStore implements LockStore {
     @Override
     public boolean markAbort(LockKey key) throws LockManagerException {
         return retries.call("abort lock '" + key.name() + "' in Aerospike", operationTimeout, FAILURES, timeout -> {
-            Expression exclusive = Exp.build(Exp.ne(Exp.stringBin(OWNER), Exp.val(AerospikeLayout.SHARED_OWNER)));
+            Expression exclusive = Exp.build(Exp.not(AerospikeHolders.IS_MARKER));
             try {
                 client.operate(writePolicy(RecordExistsAction.UPDATE_ONLY, DO_NOT_CHANGE_TTL, exclusive, timeout),
                         lockKey(key), Operation.put(new Bin(STATUS, LockStatus.ABORT.name())));
@@ -540,10 +535,9 @@ public final class AerospikeLockStore implements LockStore {
      */
     @Override
     public int purgeIdleRecords() throws LockManagerException {
-        Expression markers = Exp.build(Exp.eq(Exp.stringBin(OWNER), Exp.val(AerospikeLayout.SHARED_OWNER)));
         return retries.call("purge idle records in Aerospike", operationTimeout, FAILURES, timeout -> {
             int deleted = 0;
-            for (Map.Entry<LockKey, Record> marker : scanLocks(markers, timeout).entrySet()) {
+            for (Map.Entry<LockKey, Record> marker : scanLocks(Exp.build(AerospikeHolders.IS_MARKER), timeout).entrySet()) {
                 deleted += holders.purge(marker.getKey(), marker.getValue(), timeout);
             }
             return deleted;
@@ -608,6 +602,16 @@ public final class AerospikeLockStore implements LockStore {
         policy.sendKey = true;
         policy.filterExp = filter;
         policy.failOnFilteredOut = filter != null;
+        return policy;
+    }
+
+    /** The policy of a batch write to an existing record: {@code expiration} as for a write, committed to all replicas. */
+    BatchWritePolicy updatePolicy(int expiration, Expression filter) {
+        BatchWritePolicy policy = client.copyBatchWritePolicyDefault();
+        policy.recordExistsAction = RecordExistsAction.UPDATE_ONLY;
+        policy.commitLevel = CommitLevel.COMMIT_ALL;
+        policy.expiration = expiration;
+        policy.filterExp = filter;
         return policy;
     }
 
