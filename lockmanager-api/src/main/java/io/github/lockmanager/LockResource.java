@@ -45,4 +45,15 @@ public interface LockResource extends AutoCloseable {
 
     /** This acquisition's fencing token; re-entries share it. See {@link Lock#getFencingToken()}. */
     long getFencingToken();
+
+    /**
+     * Lends this hold to work in the lock's own store that the lock must guard (see {@link GuardedHold}); the
+     * stores' recipes call it. Close the guard when the work has ended, or end both with {@link GuardedHold#release}.
+     * For a hierarchical lock, the guard is the resource's own hold, and releasing it also gives back the
+     * ancestors' intentions.
+     *
+     * @throws LockLostException     if the lock has been lost or given back
+     * @throws IllegalStateException if this resource is closed
+     */
+    GuardedHold guard() throws LockLostException;
 }

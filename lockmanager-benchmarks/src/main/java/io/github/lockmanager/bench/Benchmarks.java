@@ -76,6 +76,7 @@ public final class Benchmarks {
         try (JdbcSubject postgres = JdbcSubject.postgres()) {
             versions.add(postgres.version());
             new StoreBench(postgres, settings, report).run();
+            GuardedWorkBench.run(postgres, settings, report);
             new StorageBench(postgres.pool(), JdbcSubject.TABLE, settings, report).run();
             DefaultRenewalBench.run(postgres.name(), postgres.store(), settings.defaultRenewalLocks(),
                     settings.defaultRenewalLease(), report);
@@ -83,6 +84,7 @@ public final class Benchmarks {
         try (JdbcSubject mariadb = JdbcSubject.mariadb()) {
             versions.add(mariadb.version());
             new StoreBench(mariadb, settings, report).run();
+            GuardedWorkBench.run(mariadb, settings, report);
         }
         if (settings.hbase()) {
             try (HBaseSubject hbase = new HBaseSubject()) {
@@ -154,6 +156,9 @@ public final class Benchmarks {
                 + "8. 100,000 keys, each locked and released once by 8 threads (locking per entity), on a store whose idle "
                 + "record retention is 1 s: the rows of those keys left after one `purgeIdleRecords()` (which a manager "
                 + "runs every `purgeInterval`), against the 100,000 rows a table keeping every key ever locked holds.\n"
+                + "13. One thread runs one unit of work (an `UPDATE` of one row in a transaction) under a lock, 5 "
+                + "alternating rounds after as many warm-up cycles: guarded by the lock's row (`JdbcLockStore.guard`, "
+                + "then `commit()`, or `commitAndRelease()`) against the same lock, `UPDATE` and commit unguarded.\n"
                 + "9. The peers users would pick instead (" + PEERS + "), each next to lockmanager on the JDBC store in "
                 + "the same run, every library with a pool of 10 per node: uncontended lock+unlock in 5 alternating "
                 + "rounds, with the round trips each makes counted on its JDBC connection (statements, commits, "

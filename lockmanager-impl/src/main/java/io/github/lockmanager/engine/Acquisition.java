@@ -36,6 +36,8 @@ import java.util.function.IntUnaryOperator;
 class Acquisition extends WeakReference<Thread> {
     private static final int ACQUIRING = 0;
     private static final int ENDED = -1;
+    /** The last hold is being given back by guarded work that removes the record itself ({@link HoldGuard}). */
+    private static final int RELEASING = -2;
     private static final VarHandle HOLDS;
 
     static {
@@ -128,7 +130,30 @@ class Acquisition extends WeakReference<Thread> {
         return updateHeld(h -> h == 1 ? ENDED : h - 1) == 1;
     }
 
-    /** Ends this acquisition whatever its holds; {@code true} if this call ended it. */
+    /**
+     * Gives back one hold for guarded work that ends with it: the hold count it had, or 0 if not held. From 1 the
+     * acquisition is then {@code RELEASING}: neither held (no renewal, re-entry or loss) nor ended, until
+     * {@link #finishRelease} or {@link #restoreHold}.
+     */
+    int beginRelease() {
+        return updateHeld(h -> h == 1 ? RELEASING : h - 1);
+    }
+
+    /** Ends a {@code RELEASING} acquisition; {@code false} if something else (shutdown) ended it meanwhile. */
+    boolean finishRelease() {
+        return HOLDS.compareAndSet(this, RELEASING, ENDED);
+    }
+
+    /** Makes a {@code RELEASING} acquisition held again with its one hold; {@code false} if it ended meanwhile. */
+    boolean restoreHold() {
+        return HOLDS.compareAndSet(this, RELEASING, 1);
+    }
+
+    /**
+     * Ends this acquisition whatever its holds; {@code true} if this call ended it. One that guarded work is
+     * releasing ends here too (shutdown, a dead holder): whoever ends it releases it, the work's own release then
+     * finds the record gone.
+     */
     boolean end() {
         return (int) HOLDS.getAndSet(this, ENDED) != ENDED;
     }

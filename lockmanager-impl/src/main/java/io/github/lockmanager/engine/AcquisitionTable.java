@@ -17,6 +17,11 @@ import java.util.concurrent.TimeUnit;
 final class AcquisitionTable {
     private final List<ConcurrentHashMap<String, Acquisition>> byLevel = new ArrayList<>();
     private final ConcurrentHashMap<ModeAcquisition.Place, Acquisition> byMode = new ConcurrentHashMap<>();
+    /**
+     * The acquisitions lent to guarded work, with how many guards each has open: a map beside the table rather than a
+     * field of each acquisition, since few locks are ever guarded and every held lock would pay for the field.
+     */
+    private final ConcurrentHashMap<Acquisition, Integer> guarded = new ConcurrentHashMap<>();
 
     AcquisitionTable() {
         for (int i = 0; i < LockLevel.values().length; i++) {
@@ -123,6 +128,28 @@ final class AcquisitionTable {
                 held.add(acquisition);
             }
         }
+    }
+
+    void guard(Acquisition acquisition) {
+        guarded.merge(acquisition, 1, Integer::sum);
+    }
+
+    void unguard(Acquisition acquisition) {
+        guarded.computeIfPresent(acquisition, (a, n) -> n == 1 ? null : n - 1);
+    }
+
+    boolean isGuarded(Acquisition acquisition) {
+        return !guarded.isEmpty() && guarded.containsKey(acquisition);
+    }
+
+    /** Takes the guarded acquisitions out of {@code held} and returns them: they are checked, never renewed. */
+    List<Acquisition> removeGuarded(List<Acquisition> held) {
+        if (guarded.isEmpty()) {
+            return List.of();
+        }
+        List<Acquisition> found = new ArrayList<>();
+        held.removeIf(acquisition -> guarded.containsKey(acquisition) && found.add(acquisition));
+        return found;
     }
 
     int size() {

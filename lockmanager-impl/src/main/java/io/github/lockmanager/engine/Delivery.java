@@ -46,8 +46,9 @@ final class Delivery {
         if (holder != null && holder.isAlive()) {
             calls.interrupt(holder);
         }
-        if (reason == LockLossReason.RENEWAL_UNCONFIRMED) {
-            // the record may still be ours in the store: remove it once the store answers again
+        if (reason == LockLossReason.RENEWAL_UNCONFIRMED && !table.isGuarded(acquisition)) {
+            // the record may still be ours in the store: remove it once the store answers again (for a guarded one,
+            // once its guard closes: until then its work keeps the record busy, and the release would wait for it)
             releaser.releaseLater(acquisition.handle(), acquisition.confirmedUntilNanos());
         }
         log.error("Lock {} on node '{}' is LOST ({}): {}. The holder thread was interrupted and must stop the work "

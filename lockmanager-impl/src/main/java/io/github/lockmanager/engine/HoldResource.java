@@ -1,12 +1,18 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.spi.LockHandle;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-/** One hold on one acquisition: closing it gives back exactly that hold, once. */
+/**
+ * One hold on one acquisition: closing it gives back exactly that hold, once; or the guarded work it is lent to
+ * gives it back ({@link Guard}).
+ */
 final class HoldResource implements LockResource {
     private static final VarHandle CLOSED;
 
@@ -35,6 +41,15 @@ final class HoldResource implements LockResource {
         if (CLOSED.compareAndSet(this, false, true)) {
             releaser.dropHold(acquisition);
         }
+    }
+
+    @Override
+    public GuardedHold guard() throws LockLostException {
+        if (closed) {
+            throw new IllegalStateException("cannot guard work with " + this + ": it is closed");
+        }
+        releaser.lend(acquisition);
+        return new Guard();
     }
 
     @Override
@@ -70,5 +85,73 @@ final class HoldResource implements LockResource {
     @Override
     public String toString() {
         return "LockResource[" + acquisition + (closed ? ", closed" : "") + (isLost() ? ", lost" : "") + "]";
+    }
+
+    /**
+     * This hold lent to guarded work: while open, renewal leaves the acquisition alone; {@link #release} settles the
+     * hold by the work's outcome. Belongs to the work's thread.
+     */
+    private final class Guard implements GuardedHold {
+        private boolean ended;
+
+        @Override
+        public LockHandle handle() {
+            return acquisition.handle();
+        }
+
+        @Override
+        public <X extends Exception> void release(Finish<X> finish, boolean keepOnFailure) throws X, LockLostException {
+            if (ended) {
+                throw new IllegalStateException("guard of " + acquisition + " is closed");
+            }
+            try {
+                if (!CLOSED.compareAndSet(HoldResource.this, false, true)) {
+                    throw new LockLostException("the hold on lock " + acquisition + " was given back before its guarded "
+                            + "work ended");
+                }
+                int holds = acquisition.beginRelease();
+                if (holds == 0) {
+                    throw new LockLostException("lock " + acquisition + " on node '" + releaser.nodeId() + "' ended "
+                            + "before its guarded work did (" + (acquisition.isLost() ? "lost" : "released") + ")");
+                }
+                boolean last = holds == 1;
+                try {
+                    finish.run(acquisition.handle(), last);
+                } catch (Throwable t) {
+                    settleFailure(last, keepOnFailure);
+                    throw t;
+                }
+                if (last && acquisition.finishRelease()) {
+                    releaser.releasedByWork(acquisition);
+                }
+            } finally {
+                close();
+            }
+        }
+
+        /** The work failed: the hold is kept as it was, or given back with the record released by the manager. */
+        private void settleFailure(boolean last, boolean keep) {
+            if (keep) {
+                boolean restored = last ? acquisition.restoreHold() : acquisition.addHold();
+                if (restored) {
+                    closed = false;
+                }
+            } else if (last && acquisition.finishRelease()) {
+                releaser.release(acquisition, acquisition.confirmedUntilNanos());
+            }
+        }
+
+        @Override
+        public void close() {
+            if (!ended) {
+                ended = true;
+                releaser.endLoan(acquisition);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "GuardedHold[" + acquisition + (ended ? ", ended" : "") + "]";
+        }
     }
 }

@@ -1,10 +1,13 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.spi.LockHandle;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -86,6 +89,36 @@ final class PathResource implements LockResource {
             }
         }
         return false;
+    }
+
+    /** The resource's own hold; when the guard gives it back, the ancestors' intentions go with it. */
+    @Override
+    public GuardedHold guard() throws LockLostException {
+        GuardedHold own = resource.guard();
+        List<LockResource> ancestors = topDown.subList(0, topDown.size() - 1);
+        return new GuardedHold() {
+            @Override
+            public LockHandle handle() {
+                return own.handle();
+            }
+
+            @Override
+            public <X extends Exception> void release(Finish<X> finish, boolean keepOnFailure)
+                    throws X, LockLostException {
+                try {
+                    own.release(finish, keepOnFailure);
+                } finally {
+                    if (resource.isClosed()) {
+                        closeBottomUp(ancestors);
+                    }
+                }
+            }
+
+            @Override
+            public void close() {
+                own.close();
+            }
+        };
     }
 
     @Override

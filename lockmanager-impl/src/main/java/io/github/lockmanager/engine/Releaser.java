@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockStore;
@@ -62,6 +63,33 @@ final class Releaser {
             releaseLater(handle, leaseEndNanos);
         }
         table.retire(acquisition);
+    }
+
+    /** Lends {@code acquisition} to guarded work: renewal leaves it alone until {@link #endLoan}. */
+    void lend(Acquisition acquisition) throws LockLostException {
+        table.guard(acquisition);
+        if (!acquisition.isHeld()) {
+            table.unguard(acquisition);
+            throw new LockLostException("lock " + acquisition + " on node '" + nodeId + "' is no longer held ("
+                    + (acquisition.isLost() ? "lost" : "given back") + "): no work can be guarded by it");
+        }
+    }
+
+    /** The guarded work let go of {@code acquisition}. */
+    void endLoan(Acquisition acquisition) {
+        table.unguard(acquisition);
+        if (acquisition.isLost()) {
+            // lost while guarded: its record may still be ours, and only now can a release get at it
+            releaseLater(acquisition.handle(), acquisition.confirmedUntilNanos());
+        }
+    }
+
+    /** An acquisition whose record guarded work removed: out of the table, without a store call. */
+    void releasedByWork(Acquisition acquisition) {
+        table.retire(acquisition);
+        if (log.isDebugEnabled()) {
+            log.debug("Lock {} of node '{}' was released by the work it guarded", acquisition, nodeId);
+        }
     }
 
     /** Ends and releases the acquisition of a holder thread that died without unlocking. */

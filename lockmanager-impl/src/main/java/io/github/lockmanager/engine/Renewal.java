@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Renews every held lock in batches when renewal is due, and checks them for abort marks in between. Driven by
  * the local table, never by what the store says this node owns, so a lock released locally is never kept alive.
+ * A lock lent to guarded work is only checked: the work may keep its record busy, and a renewal waiting for it
+ * would hold up the whole batch.
  * Runs on the keeper thread only, which is why its fields need no synchronization.
  */
 final class Renewal {
@@ -50,10 +52,14 @@ final class Renewal {
     /** Renews (when due) or checks every held lock, one store call per batch. */
     void cycle(long nowNanos) {
         List<Acquisition> held = table.held();
+        List<Acquisition> guarded = table.removeGuarded(held);
         boolean renewing = nowNanos - nextRenewalNanos >= 0;
         boolean allAnswered = true;
         for (int from = 0; from < held.size(); from += batchSize) {
             allAnswered &= ask(held.subList(from, Math.min(held.size(), from + batchSize)), renewing);
+        }
+        for (int from = 0; from < guarded.size(); from += batchSize) {
+            ask(guarded.subList(from, Math.min(guarded.size(), from + batchSize)), false);
         }
         if (renewing && allAnswered) {
             nextRenewalNanos = leases.nextRenewal(nowNanos);

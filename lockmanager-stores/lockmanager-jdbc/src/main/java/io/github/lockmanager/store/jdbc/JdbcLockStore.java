@@ -1,8 +1,10 @@
 package io.github.lockmanager.store.jdbc;
 
+import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.AcquireResult;
@@ -152,6 +154,8 @@ public final class JdbcLockStore implements LockStore {
         final String readLive;
         final String listLive;
         final String release;
+        /** Locks a lock's row for a {@link GuardedTransaction} if it is the acquisition's and its lease runs. */
+        final String confirm;
         final String abort;
         final String purge;
         /** PostgreSQL's batch statements with array parameters; {@code null} elsewhere. */
@@ -174,6 +178,8 @@ public final class JdbcLockStore implements LockStore {
             this.listLive = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE 1 = 1" + live;
             this.release = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now
                     + ", last_modified = " + now + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
+            this.confirm = "SELECT fencing_token FROM " + table + " WHERE lock_key = ? AND owner_token = ? AND "
+                    + "expires_at > " + now + " FOR UPDATE";
             this.abort = "UPDATE " + table + " SET status = 'ABORT', last_modified = " + now + " WHERE lock_key = ?" + live;
             this.purge = dialect.purge(table);
             this.renewByArrays = dialect.renewByArrays(table);
@@ -522,6 +528,27 @@ public final class JdbcLockStore implements LockStore {
                 return holders + purge.executeUpdate();
             }
         });
+    }
+
+    /**
+     * Starts guarding the caller's transaction on {@code connection} with {@code held}, an exclusive lock of a manager
+     * on this store: checks that the lock is still this acquisition's and locks its row until the transaction ends,
+     * so that no other node can take the lock over before then (see {@link GuardedTransaction}). One round trip.
+     *
+     * @param connection a connection to this store's database, with auto-commit off, in the transaction to guard
+     * @throws LockLostException             if the lock is no longer this acquisition's; the transaction is left as it
+     *                                       was, for the caller to roll back
+     * @throws SQLException                  if the check failed, or the connection is to another database
+     * @throws IllegalStateException         if the connection is in auto-commit mode, or {@code held} is closed
+     * @throws UnsupportedOperationException if {@code held} is not an exclusive lock
+     * @throws LockManagerException          if the store cannot tell its database's dialect
+     */
+    public GuardedTransaction guard(Connection connection, LockResource held)
+            throws SQLException, LockLostException, LockManagerException {
+        Require.notNull(connection, "connection");
+        Require.notNull(held, "held");
+        Statements sql = statements();
+        return GuardedTransaction.begin(connection, held, sql.confirm, sql.release, table);
     }
 
     /** Every lock mode: keys taken in other modes than exclusive have a row per holder in the holders table. */
