@@ -148,6 +148,32 @@ public interface LockManager extends AutoCloseable {
     void abort(String key, LockLevel level) throws LockManagerException;
 
     /**
+     * Every record the store keeps of {@code key} at {@code level}, for an operator: each holder's lock (node, thread,
+     * mode, fencing token, expiration, status) and, where the store keeps them until it purges them, records whose
+     * lease has ended (their expiration time is past). One store call; on a store that cannot look one key up, a
+     * scan of its locks.
+     *
+     * @throws LockManagerException     if the store failed
+     * @throws IllegalArgumentException if the key is invalid
+     */
+    List<Lock> inspect(String key, LockLevel level) throws LockManagerException;
+
+    /**
+     * Releases every live record of {@code key} at {@code level}, whoever holds it: the explicit admin action, where
+     * {@link #abort} is the gentle one. Each holder learns it at its node's next check (within that node's abort poll
+     * interval; at once on this node) as a loss with {@link LockLossReason#NOT_OWNED}: its thread is interrupted,
+     * {@link LockResource#isLost()} turns true, and its guarded work can no longer take effect. The next
+     * acquisition gets a higher fencing token than every holder released here. Logged at WARN with
+     * {@code requestedBy} and the holders released.
+     *
+     * @param requestedBy who asked, for the log (an operator's name, a tool)
+     * @return how many records were released (0 when the key was free)
+     * @throws LockManagerException     if the store failed; records released before the failure stay released
+     * @throws IllegalArgumentException if the key is invalid or {@code requestedBy} is null or blank
+     */
+    int forceRelease(String key, LockLevel level, String requestedBy) throws LockManagerException;
+
+    /**
      * Waits until no thread of this node holds {@code key} at {@code level} in any mode, for at most {@code timeout}.
      * A lock held on another node is not waited for: this returns {@code true} at once then. Lets a waiter on
      * the same node wake as soon as the local holder lets go, instead of polling.

@@ -5,6 +5,7 @@ import io.github.lockmanager.LockMode;
 import io.github.lockmanager.TimeSource;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -80,6 +81,22 @@ public interface LockStore extends AutoCloseable {
 
     /** Every live record in the store: one per holder. */
     List<LockRecord> list() throws LockManagerException;
+
+    /**
+     * Every record of {@code key} the store keeps, for an operator to inspect: the live ones, one per holder, and,
+     * where the store keeps them until {@linkplain #purgeIdleRecords() purged}, those whose lease has ended (their
+     * expiration time is past). The default answers the live records, from {@link #list()}: a store that can look
+     * one key up should.
+     */
+    default List<LockRecord> inspect(LockKey key) throws LockManagerException {
+        List<LockRecord> found = new ArrayList<>();
+        for (LockRecord record : list()) {
+            if (record.key().equals(key)) {
+                found.add(record);
+            }
+        }
+        return found;
+    }
 
     /**
      * Sets the status of the live record of {@code key} (with modes: of each live holder) to {@code ABORT}, keeping

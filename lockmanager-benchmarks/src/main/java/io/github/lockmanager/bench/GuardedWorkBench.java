@@ -58,26 +58,8 @@ final class GuardedWorkBench {
                     c.setAutoCommit(true);
                 }
             };
-            Cycle guardedCommit = () -> {
-                try (LockResource held = manager.lock("work"); Connection c = pool.getConnection()) {
-                    c.setAutoCommit(false);
-                    try (GuardedTransaction tx = store.guard(c, held)) {
-                        update(c);
-                        tx.commit();
-                    }
-                    c.setAutoCommit(true);
-                }
-            };
-            Cycle guardedRelease = () -> {
-                try (LockResource held = manager.lock("work"); Connection c = pool.getConnection()) {
-                    c.setAutoCommit(false);
-                    try (GuardedTransaction tx = store.guard(c, held)) {
-                        update(c);
-                        tx.commitAndRelease();
-                    }
-                    c.setAutoCommit(true);
-                }
-            };
+            Cycle guardedCommit = guarded(manager, store, pool, GuardedTransaction::commit);
+            Cycle guardedRelease = guarded(manager, store, pool, GuardedTransaction::commitAndRelease);
             Cycle[] cycles = {unguarded, guardedCommit, guardedRelease};
             int n = Math.max(1, settings.cycles() / 5);
             for (Cycle cycle : cycles) {
@@ -100,6 +82,25 @@ final class GuardedWorkBench {
                     Report.micros(nanos[0] / per), (double) nanos[2] / nanos[0], "lock, guard, one UPDATE, release "
                             + "in the transaction + commit: 5 round trips; baseline as above, 4");
         }
+    }
+
+    @FunctionalInterface
+    private interface Ending {
+        void end(GuardedTransaction tx) throws Exception;
+    }
+
+    /** Lock, guard, the work, then {@code ending}. */
+    private static Cycle guarded(LockManager manager, JdbcLockStore store, DataSource pool, Ending ending) {
+        return () -> {
+            try (LockResource held = manager.lock("work"); Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try (GuardedTransaction tx = store.guard(c, held)) {
+                    update(c);
+                    ending.end(tx);
+                }
+                c.setAutoCommit(true);
+            }
+        };
     }
 
     private static void repeat(Cycle cycle, int times) throws Exception {

@@ -3,11 +3,13 @@ package io.github.lockmanager.engine;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.Require;
+import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
 import org.slf4j.Logger;
@@ -188,6 +190,51 @@ final class LockEngine implements LockManager {
         log.info("Abort of lock '{}' asked on node '{}': {}", key, settings.nodeId(), heldHere
                 ? "its holders on this node were interrupted" + (marked ? ", and it is marked in the store for other nodes' holders" : "")
                 : marked ? "marked in the store for its holders' nodes to see" : "it was not locked, nothing to do");
+    }
+
+    @Override
+    public List<Lock> inspect(String key, LockLevel level) throws LockManagerException {
+        requireValidArguments(key, level);
+        lifecycle.requireNotClosed();
+        List<Lock> locks = new ArrayList<>();
+        for (LockRecord record : calls.run(() -> store.inspect(keys.storeKey(level, key)))) {
+            locks.add(record.toLock());
+        }
+        return locks;
+    }
+
+    @Override
+    public int forceRelease(String key, LockLevel level, String requestedBy) throws LockManagerException {
+        requireValidArguments(key, level);
+        Require.argument(requestedBy != null && !requestedBy.isBlank(), "requestedBy must name who asked for the "
+                + "force-release, was '%s'", requestedBy);
+        lifecycle.requireNotClosed();
+        List<String> released = new ArrayList<>();
+        for (LockRecord record : calls.run(() -> store.inspect(keys.storeKey(level, key)))) {
+            if (calls.run(() -> store.release(record.handle()))) {
+                released.add("node '" + record.nodeId() + "' thread '" + record.threadName() + "' " + record.mode()
+                        + " token " + record.fencingToken());
+                loseLocally(record.handle());
+            }
+        }
+        if (released.isEmpty()) {
+            log.info("Force-release of lock '{}' ({}) asked by '{}' on node '{}': it was not locked, nothing to do", key,
+                    level, requestedBy, settings.nodeId());
+        } else {
+            log.warn("Lock '{}' ({}) FORCE-RELEASED as asked by '{}' on node '{}': {}. Each holder's node interrupts it "
+                            + "at its next check; the next holder gets a higher fencing token", key, level, requestedBy,
+                    settings.nodeId(), released);
+        }
+        return released.size();
+    }
+
+    /** Tells a holder of this node at once that its record was force-released. */
+    private void loseLocally(LockHandle handle) {
+        for (Acquisition local : table.all(handle.key().level(), handle.key().name())) {
+            if (local.handle().equals(handle)) {
+                delivery.lose(local, LockLossReason.NOT_OWNED);
+            }
+        }
     }
 
     @Override

@@ -492,4 +492,44 @@ public abstract class LockManagerContract extends ContractNodes {
         mine.close();
         assertThat(mine.isClosed()).isTrue();
     }
+
+    @Test
+    void forceReleaseEndsAHoldOnAnotherNodeWhichLearnsItAsNotOwned() throws Exception {
+        BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store()))
+                .lossListener((lock, holder, reason) -> losses.add(reason)));
+        LockManager b = node("b");
+        HeldElsewhere held = holdInThread(a, "job", true);
+        long token = held.resource.getFencingToken();
+        assertThat(b.inspect("job", LockLevel.DC)).singleElement().satisfies(lock -> {
+            assertThat(lock.getOwnerNodeId()).isEqualTo("a");
+            assertThat(lock.getHolderThreadName()).isEqualTo("holder-job");
+            assertThat(lock.getFencingToken()).isEqualTo(token);
+        });
+
+        assertThat(b.forceRelease("job", LockLevel.DC, "ops-alice")).isEqualTo(1);
+
+        await().atMost(Duration.ofSeconds(30)).until(held.resource::isLost);
+        assertThat(losses.poll(30, TimeUnit.SECONDS)).isEqualTo(LockLossReason.NOT_OWNED);
+        await().atMost(Duration.ofSeconds(30)).untilTrue(held.interrupted);
+        try (LockResource next = b.lock("job")) {
+            assertThat(next.getFencingToken()).isGreaterThan(token);
+        }
+        assertThat(b.forceRelease("job", LockLevel.DC, "ops-alice")).as("a free key").isZero();
+        assertThat(b.inspect("job", LockLevel.DC)).isEmpty();
+        held.letGo.countDown();
+    }
+
+    @Test
+    void forceReleaseOnTheHoldersOwnNodeTellsItAtOnce() throws Exception {
+        LockManager a = node("a");
+        LockResource held = a.lock("job");
+        assertThatThrownBy(() -> a.forceRelease("job", LockLevel.DC, " ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("requestedBy");
+        assertThat(held.isLost()).isFalse();
+        assertThat(a.forceRelease("job", LockLevel.DC, "ops-bob")).isEqualTo(1);
+        assertThat(held.isLost()).isTrue();
+        assertThat(Thread.interrupted()).as("the holder, this thread, was interrupted").isTrue();
+        assertThat(a.lock("job").isNewLock()).isTrue();
+    }
 }

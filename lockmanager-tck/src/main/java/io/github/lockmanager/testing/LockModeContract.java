@@ -2,6 +2,7 @@ package io.github.lockmanager.testing;
 
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
@@ -260,5 +261,21 @@ public abstract class LockModeContract extends ContractNodes {
         try (LockResource w = b.lock("t")) {
             assertThat(w.getFencingToken()).as("a writer's token is above every earlier reader's").isGreaterThan(readers);
         }
+    }
+
+    @Test
+    void forceReleaseEndsEverySharedHolder() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        LockManager admin = node("admin");
+        HeldElsewhere first = holdInThread("reader-a", () -> a.lockShared("report"), true);
+        HeldElsewhere second = holdInThread("reader-b", () -> b.lockShared("report"), true);
+        assertThat(admin.inspect("report", LockLevel.DC)).extracting(Lock::getMode)
+                .containsExactly(LockMode.SHARED, LockMode.SHARED);
+        assertThat(admin.forceRelease("report", LockLevel.DC, "ops-carol")).isEqualTo(2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> first.resource.isLost() && second.resource.isLost());
+        admin.lock("report").close();
+        first.letGo.countDown();
+        second.letGo.countDown();
     }
 }

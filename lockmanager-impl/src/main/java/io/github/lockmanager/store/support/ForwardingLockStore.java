@@ -84,6 +84,12 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public List<LockRecord> inspect(LockKey key) throws LockManagerException {
+        before("inspect");
+        return delegate.inspect(key);
+    }
+
+    @Override
     public boolean markAbort(LockKey key) throws LockManagerException {
         before("markAbort");
         return delegate.markAbort(key);

@@ -425,7 +425,9 @@ public final class AerospikeLockStore implements LockStore {
                 return client.delete(policy, lockKey);
             } catch (AerospikeException e) {
                 if (e.getResultCode() == ResultCode.FILTERED_OUT) {
-                    return false;
+                    // another owner's, or a marker: the handle may be a holder in another mode that this store did not
+                    // take (a force-release from another node), whose record is its holder record
+                    return holders.release(handle, timeout, false);
                 }
                 if (isTransient(e)) {
                     // the delete may have applied: if the record is no longer ours, it is released either way

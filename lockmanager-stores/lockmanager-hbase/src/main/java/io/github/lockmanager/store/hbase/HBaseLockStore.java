@@ -379,8 +379,9 @@ public final class HBaseLockStore implements LockStore {
             // an abort mark counts only while it names the owner, so it needs no write of its own
             Put free = new Put(row).addColumn(FAMILY, OWNER, FREE);
             try {
+                // not the owner: possibly a holder in another mode that another node took (a force-release)
                 return table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(free))
-                        .isSuccess();
+                        .isSuccess() || SharedHolders.releaseForeign(table, handle, row);
             } catch (IOException e) {
                 // the write may have applied: if the owner cell is no longer ours, the lock is released either way
                 if (!Arrays.equals(owner, table.get(new Get(row).addColumn(FAMILY, OWNER)).getValue(FAMILY, OWNER))) {
@@ -433,7 +434,8 @@ public final class HBaseLockStore implements LockStore {
     }
 
     /**
-     * Deletes the rows without a live lock whose newest cell is older than the idle record retention, each by
+     * Deletes the lock cells of rows without a live lock whose newest lock cell is older than the idle record
+     * retention (the whole row, unless {@link HBaseRowData} keeps data in it), each by
      * a delete conditional on the counter it was seen with: a row acquired meanwhile has moved its counter and
      * stays. The delete marker carries the newest cell's timestamp rather than the server's time, so that it masks
      * only what was seen and never the put of an acquisition in the same millisecond.
@@ -455,8 +457,9 @@ public final class HBaseLockStore implements LockStore {
                     if (counter == null || newest >= cutoff || !LockRows.records(result).isEmpty()) {
                         continue;
                     }
+                    // the lock's family only: data that HBaseRowData keeps in the row is the caller's
                     if (table.checkAndMutate(CheckAndMutate.newBuilder(result.getRow()).ifEquals(FAMILY, COUNTER, counter)
-                            .build(new Delete(result.getRow(), newest))).isSuccess()) {
+                            .build(new Delete(result.getRow()).addFamily(FAMILY, newest))).isSuccess()) {
                         purged++;
                     }
                 }
@@ -483,6 +486,14 @@ public final class HBaseLockStore implements LockStore {
                 log.warn("Closing the HBase connection of the lock store failed: {}", e.toString());
             }
         }
+    }
+
+    TableName tableName() {
+        return tableName;
+    }
+
+    Connection connection() {
+        return connection;
     }
 
     HolderSlots holderSlots() {
@@ -515,11 +526,12 @@ public final class HBaseLockStore implements LockStore {
     }
 
     @FunctionalInterface
-    private interface TableCall<T> {
+    interface TableCall<T> {
         T run(Table table) throws IOException, InterruptedException;
     }
 
-    private <T> T call(String what, TableCall<T> body) throws LockManagerException {
+    /** Runs {@code body} on a table of its own, retried as the store's policy says, within the operation timeout. */
+    <T> T call(String what, TableCall<T> body) throws LockManagerException {
         return retries.call(what + " in HBase table " + tableName, operationTimeout, FAILURES, remaining -> {
             try (Table table = connection.getTableBuilder(tableName, batchPool)
                     .setOperationTimeout((int) Math.min(Integer.MAX_VALUE, remaining)).build()) {

@@ -13,7 +13,8 @@ import java.util.List;
 import java.util.zip.CRC32;
 
 /**
- * The lock table: one column family {@code D}, GZ compressed, one version, pre-split into 256 regions by a
+ * The lock table: one column family {@code D} (and any that {@link HBaseRowData} adds for the callers' data), GZ
+ * compressed, one version, pre-split into 256 regions by a
  * one-byte hash prefix of the row key. The store writes no delete marker that could hide a later put (release
  * writes an empty owner; a purge's marker carries the timestamp of the newest cell it saw), so the family keeps
  * HBase's classic version behaviour: {@code NEW_VERSION_BEHAVIOR} would make every conditional write read
@@ -39,6 +40,8 @@ import java.util.zip.CRC32;
  *       finds, so a row keeps about as many slots as it ever had holders at once, however often it is taken.
  *       While a slot may hold someone, {@code o} holds {@link #SHARED_OWNER} without a TTL.</li>
  *   <li>{@code x} and a slot number: the owner token of the holder in that slot an abort was asked for.</li>
+ *   <li>{@code r}: the owner token of the last acquisition that released the lock together with changes to data in
+ *       the row ({@link HBaseRowData}), so that such a write whose answer was lost can tell it applied.</li>
  * </ul>
  */
 final class HBaseTableLayout {
@@ -47,6 +50,7 @@ final class HBaseTableLayout {
     static final byte[] META = Bytes.toBytes("m");
     static final byte[] COUNTER = Bytes.toBytes("c");
     static final byte[] ABORT = Bytes.toBytes("a");
+    static final byte[] RELEASED_BY = Bytes.toBytes("r");
     /** The owner cell's value of a released lock. */
     static final byte[] FREE = new byte[0];
     /** The owner cell's value while holder slots may be taken; no acquisition's token is this. */

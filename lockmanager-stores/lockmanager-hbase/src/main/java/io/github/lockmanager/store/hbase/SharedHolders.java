@@ -242,6 +242,27 @@ final class SharedHolders {
         }
     }
 
+    /**
+     * Frees the slot of {@code handle}, a holder that this store did not take (a force-release asked on another
+     * node), found by its owner token in the row. The row's mark stays when it was the last holder: the next
+     * exclusive acquisition takes over a mark with no live holder behind it.
+     */
+    static boolean releaseForeign(Table table, LockHandle handle, byte[] row) throws IOException {
+        for (Cell cell : table.get(LockRows.fullRow(row)).rawCells()) {
+            int slot = HBaseTableLayout.slotOf(CellUtil.cloneQualifier(cell));
+            if (slot < 0 || cell.getValueLength() == 0) {
+                continue;
+            }
+            HolderCell holder = HolderCell.decode(CellUtil.cloneValue(cell));
+            if (holder.ownerToken().equals(handle.ownerToken())) {
+                return table.checkAndMutate(CheckAndMutate.newBuilder(row)
+                        .ifMatches(HolderFilters.holds(holder(slot), HolderCell.prefix(holder.mode(), holder.ownerToken())))
+                        .build(new Put(row).addColumn(FAMILY, holder(slot), FREE))).isSuccess();
+            }
+        }
+        return false;
+    }
+
     /** Marks every live holder in the slots of {@code read}'s row for abort, in one batch. */
     static boolean markAbort(Table table, Result read) throws IOException, InterruptedException {
         List<Row> marks = new ArrayList<>();

@@ -127,6 +127,21 @@ class HBaseLockModesTest {
         assertThat(store.release(writer.record().handle())).isTrue();
     }
 
+    /** A force-release asked on another node: a store that did not take the reader frees its slot by the handle. */
+    @Test
+    void anotherStoreReleasesAReaderByItsHandle() throws Exception {
+        LockKey key = key("foreign");
+        LockHandle reader = store.acquire(Requests.request(key, "reader", SHARED), LEASE).record().handle();
+        LockHandle other = store.acquire(Requests.request(key, "other", SHARED), LEASE).record().handle();
+        HBaseLockStore admin = HBaseLockStore.builder(connection).tableName(TABLE).build();
+        assertThat(admin.release(reader)).isTrue();
+        assertThat(admin.release(reader)).as("released once").isFalse();
+        assertThat(store.check(List.of(reader, other))).containsEntry(reader, HoldState.LOST)
+                .containsEntry(other, HoldState.HELD);
+        assertThat(store.release(other)).isTrue();
+        assertThat(store.acquire(Requests.request(key, "writer", EXCLUSIVE), LEASE).isAcquired()).isTrue();
+    }
+
     @Test
     void anExclusiveAcquisitionTakesOverFromACrashedLastReader() throws Exception {
         LockKey key = key("crashed");

@@ -152,6 +152,8 @@ public final class JdbcLockStore implements LockStore {
         final String acquire;
         final String readAny;
         final String readLive;
+        /** A key's row if it has an exclusive owner, whose lease may have ended. */
+        final String readOwned;
         final String listLive;
         final String release;
         /** Locks a lock's row for a {@link GuardedTransaction} if it is the acquisition's and its lease runs. */
@@ -175,6 +177,8 @@ public final class JdbcLockStore implements LockStore {
             this.acquire = dialect.acquire(table);
             this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
             this.readLive = readAny + live;
+            this.readOwned = readAny + " AND owner_token IS NOT NULL AND owner_token <> '" + SharedHolders.SHARED_OWNER
+                    + "'";
             this.listLive = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE 1 = 1" + live;
             this.release = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now
                     + ", last_modified = " + now + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
@@ -482,6 +486,18 @@ public final class JdbcLockStore implements LockStore {
         return call("read lock '" + key.name() + "'", (c, timeout) -> {
             Optional<LockRecord> exclusive = queryOne(c, sql.readLive, key);
             return exclusive.isPresent() ? exclusive : sql.shared.readAny(c, key);
+        });
+    }
+
+    /** The key's row and its holders' rows, those whose lease has ended included: the store keeps them until purged. */
+    @Override
+    public List<LockRecord> inspect(LockKey key) throws LockManagerException {
+        Statements sql = statements();
+        return call("inspect lock '" + key.name() + "'", (c, timeout) -> {
+            List<LockRecord> records = new ArrayList<>();
+            queryOne(c, sql.readOwned, key).ifPresent(records::add);
+            records.addAll(sql.shared.inspect(c, key));
+            return records;
         });
     }
 

@@ -327,6 +327,11 @@ final class SharedHolders {
         }
     }
 
+    /** Every holder row of {@code key}, expired ones included until purged. */
+    List<LockRecord> inspect(Connection c, LockKey key) throws SQLException {
+        return liveHolders(c, key, Long.MIN_VALUE);
+    }
+
     List<LockRecord> list(Connection c, long timeoutMillis) throws SQLException {
         try (PreparedStatement list = JdbcLockStore.prepare(c, listLive, timeoutMillis); ResultSet rs = list.executeQuery()) {
             List<LockRecord> records = new ArrayList<>();

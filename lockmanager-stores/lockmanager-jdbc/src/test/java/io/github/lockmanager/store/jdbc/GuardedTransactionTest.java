@@ -262,6 +262,19 @@ class GuardedTransactionTest {
     @ParameterizedTest
     @EnumSource(names = {"POSTGRES", "MARIADB"})
     void aCommitThatFailsWithItsConnectionRollsBackAndReleasesTheLockApart(Database database) throws Exception {
+        DroppedCommit dropped = commitAndReleaseOnADroppedSession(database, false);
+        assertThat(dropped.held.isClosed()).isTrue();
+        try (LockResource next = dropped.other.lock(dropped.key)) {
+            assertThat(next.isNewLock()).isTrue();
+        }
+    }
+
+    /** A commit-with-release whose session the server dropped just before; what the test needs to look at after. */
+    private record DroppedCommit(JdbcLockStore store, LockManager node, LockManager other, String key, String work,
+                                 LockResource held) {
+    }
+
+    private DroppedCommit commitAndReleaseOnADroppedSession(Database database, boolean keepLock) throws Exception {
         JdbcLockStore store = store(database);
         LockManager node = manager(store, "node-a", Duration.ofSeconds(30));
         LockManager other = manager(store(database), "node-b", Duration.ofSeconds(30));
@@ -272,31 +285,22 @@ class GuardedTransactionTest {
         try (GuardedTransaction tx = store.guard(c, held)) {
             insert(c, work);
             database.dropSession(database.sessionId(c));
-            assertThatThrownBy(tx::commitAndRelease).isInstanceOf(SQLException.class);
+            assertThatThrownBy(() -> tx.commitAndRelease(keepLock)).isInstanceOf(SQLException.class);
         }
         assertThat(committed(database, work)).isFalse();
-        assertThat(held.isClosed()).isTrue();
-        try (LockResource next = other.lock(key)) {
-            assertThat(next.isNewLock()).isTrue();
-        }
+        return new DroppedCommit(store, node, other, key, work, held);
     }
 
     @ParameterizedTest
     @EnumSource(names = {"POSTGRES", "MARIADB"})
     void aFailedCommitCanKeepTheLockAsItWas(Database database) throws Exception {
-        JdbcLockStore store = store(database);
-        LockManager node = manager(store, "node-a", Duration.ofSeconds(30));
-        LockManager other = manager(store(database), "node-b", Duration.ofSeconds(30));
-        String key = "order-" + id();
-        String work = id();
-        LockResource held = node.lock(key);
-        Connection c = transaction(database);
-        try (GuardedTransaction tx = store.guard(c, held)) {
-            insert(c, work);
-            database.dropSession(database.sessionId(c));
-            assertThatThrownBy(() -> tx.commitAndRelease(true)).isInstanceOf(SQLException.class);
-        }
-        assertThat(committed(database, work)).isFalse();
+        DroppedCommit dropped = commitAndReleaseOnADroppedSession(database, true);
+        JdbcLockStore store = dropped.store;
+        LockManager node = dropped.node;
+        LockManager other = dropped.other;
+        String key = dropped.key;
+        String work = dropped.work;
+        LockResource held = dropped.held;
         assertThat(held.isClosed()).isFalse();
         assertThatThrownBy(() -> other.lock(key)).isInstanceOf(LockException.class);
         try (LockResource reentry = node.lock(key)) {
