@@ -90,6 +90,7 @@ public final class Benchmarks {
             try (HBaseSubject hbase = new HBaseSubject()) {
                 versions.add(HBaseSubject.version());
                 new StoreBench(hbase, settings, report).run();
+                RowDataBench.run(hbase, settings, report);
             }
         }
         return report;
@@ -158,7 +159,8 @@ public final class Benchmarks {
                 + "runs every `purgeInterval`), against the 100,000 rows a table keeping every key ever locked holds.\n"
                 + "13. One thread runs one unit of work (an `UPDATE` of one row in a transaction) under a lock, 5 "
                 + "alternating rounds after as many warm-up cycles: guarded by the lock's row (`JdbcLockStore.guard`, "
-                + "then `commit()`, or `commitAndRelease()`) against the same lock, `UPDATE` and commit unguarded.\n"
+                + "then `commit()`, or `commitAndRelease()`) against the same lock, `UPDATE` and commit unguarded; on HBase, a "
+                + "read-modify-write of a value in the lock's own row (`HBaseRowData`) against lock, get, put, unlock.\n"
                 + "9. The peers users would pick instead (" + PEERS + "), each next to lockmanager on the JDBC store in "
                 + "the same run, every library with a pool of 10 per node: uncontended lock+unlock in 5 alternating "
                 + "rounds, with the round trips each makes counted on its JDBC connection (statements, commits, "

@@ -35,11 +35,6 @@ final class GuardedWorkBench {
         new GuardedWorkBench(subject, settings, report).measure();
     }
 
-    @FunctionalInterface
-    private interface Cycle {
-        void run() throws Exception;
-    }
-
     private void measure() throws Exception {
         DataSource pool = subject.pool();
         JdbcLockStore store = (JdbcLockStore) subject.store();
@@ -50,7 +45,7 @@ final class GuardedWorkBench {
         }
         try (LockManager manager = LockManagerBuilder.newBuilder().store(store).clientId("bench-guarded")
                 .nodeId("guarded").lease(Duration.ofMinutes(10)).shutdownTimeout(Duration.ofSeconds(1)).build()) {
-            Cycle unguarded = () -> {
+            Rounds.Cycle unguarded = () -> {
                 try (LockResource held = manager.lock("work"); Connection c = pool.getConnection()) {
                     c.setAutoCommit(false);
                     update(c);
@@ -58,22 +53,10 @@ final class GuardedWorkBench {
                     c.setAutoCommit(true);
                 }
             };
-            Cycle guardedCommit = guarded(manager, store, pool, GuardedTransaction::commit);
-            Cycle guardedRelease = guarded(manager, store, pool, GuardedTransaction::commitAndRelease);
-            Cycle[] cycles = {unguarded, guardedCommit, guardedRelease};
-            int n = Math.max(1, settings.cycles() / 5);
-            for (Cycle cycle : cycles) {
-                repeat(cycle, settings.cycles());
-            }
-            long[] nanos = new long[cycles.length];
-            for (int round = 0; round < 5; round++) {
-                for (int i = 0; i < cycles.length; i++) {
-                    long start = System.nanoTime();
-                    repeat(cycles[i], n);
-                    nanos[i] += System.nanoTime() - start;
-                }
-            }
-            double per = 5.0 * n;
+            Rounds.Cycle guardedCommit = guarded(manager, store, pool, GuardedTransaction::commit);
+            Rounds.Cycle guardedRelease = guarded(manager, store, pool, GuardedTransaction::commitAndRelease);
+            long[] nanos = Rounds.alternate(settings, unguarded, guardedCommit, guardedRelease);
+            double per = Rounds.measured(settings);
             report.add("13. guarded transaction, commit", subject.name(), Report.micros(nanos[1] / per),
                     Report.micros(nanos[0] / per), (double) nanos[1] / nanos[0], "lock, guard (SELECT … FOR UPDATE), "
                             + "one UPDATE, lease check + commit, unlock: 6 round trips; baseline: the same lock, UPDATE "
@@ -90,7 +73,7 @@ final class GuardedWorkBench {
     }
 
     /** Lock, guard, the work, then {@code ending}. */
-    private static Cycle guarded(LockManager manager, JdbcLockStore store, DataSource pool, Ending ending) {
+    private static Rounds.Cycle guarded(LockManager manager, JdbcLockStore store, DataSource pool, Ending ending) {
         return () -> {
             try (LockResource held = manager.lock("work"); Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
@@ -101,12 +84,6 @@ final class GuardedWorkBench {
                 c.setAutoCommit(true);
             }
         };
-    }
-
-    private static void repeat(Cycle cycle, int times) throws Exception {
-        for (int i = 0; i < times; i++) {
-            cycle.run();
-        }
     }
 
     private static void update(Connection c) throws Exception {

@@ -43,6 +43,11 @@ final class HBaseSubject implements Subject {
         table = cluster.getConnection().getTable(TABLE);
     }
 
+    /** The lock table, for work beside the store's. */
+    Table table() {
+        return table;
+    }
+
     static String version() {
         return "HBase " + VersionInfo.getVersion() + " mini cluster";
     }

@@ -18,13 +18,15 @@ class BenchmarksSmokeTest {
         new PeerBench(Settings.smokeRun(), report).run();
         List<String> figures = report.rows().stream().map(r -> r.figure().substring(0, 2)).distinct().toList();
         assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "2b", "3.", "3b", "4.", "5.", "6.", "7.", "8.", "9.", "10",
-                "11", "12");
+                "11", "12", "13");
         assertThat(report.rows()).extracting(Report.Row::store).contains("in-memory", "PostgreSQL", "MariaDB");
         assertThat(report.rows()).filteredOn(r -> !r.figure().startsWith("8."))
                 .allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("8.")).singleElement()
                 .satisfies(r -> assertThat(r.ratio()).as("rows left after the purge, per key").isZero());
         assertThat(report.table()).contains("| 3. renewal cycle, 50 locks | PostgreSQL |");
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("13")).extracting(Report.Row::store)
+                .containsExactlyInAnyOrder("PostgreSQL", "PostgreSQL", "MariaDB", "MariaDB");
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("3b")).singleElement()
                 .satisfies(r -> assertThat(r.note()).contains("0 locks lost while held"));
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
