@@ -130,16 +130,21 @@ class GuardedTransactionTest {
         LockManager node = manager(store(database), "node-a", Duration.ofSeconds(30));
         String key = "order-" + id();
         String work = id();
-        try (LockResource held = node.lock(key)) {
-            Connection c = transaction(database);
-            try (GuardedTransaction tx = store(database).guard(c, held)) {
-                insert(c, work);
-                tx.commit();
-            }
-            assertThat(committed(database, work)).isTrue();
-            assertThat(held.isClosed()).isFalse();
-            assertThat(node.getLocks()).anyMatch(lock -> lock.getKey().equals(key));
+        LockResource held = node.lock(key);
+        Connection c = transaction(database);
+        try (GuardedTransaction tx = store(database).guard(c, held)) {
+            insert(c, work);
+            tx.commit();
         }
+        assertThat(committed(database, work)).isTrue();
+        assertHeldUntilClosed(node, held, key);
+    }
+
+    /** {@code held} still holds {@code key}, and the key is free once it is closed. */
+    private static void assertHeldUntilClosed(LockManager node, LockResource held, String key) throws Exception {
+        assertThat(held.isClosed()).isFalse();
+        assertThat(node.getLocks()).anyMatch(lock -> lock.getKey().equals(key));
+        held.close();
         assertThat(node.isLocked(key)).isFalse();
     }
 
@@ -237,12 +242,13 @@ class GuardedTransactionTest {
     @ParameterizedTest
     @EnumSource(names = {"POSTGRES", "MARIADB"})
     void commitAndReleaseFreesTheLockInTheSameCommitAndGivesBackTheHold(Database database) throws Exception {
-        JdbcLockStore store = store(database);
-        LockManager node = manager(store, "node-a", Duration.ofSeconds(30));
-        LockManager other = manager(store(database), "node-b", Duration.ofSeconds(30));
-        String key = "order-" + id();
-        String work = id();
-        LockResource held = node.lock(key);
+        Scene scene = scene(database);
+        JdbcLockStore store = scene.store;
+        LockManager node = scene.node;
+        LockManager other = scene.other;
+        String key = scene.key;
+        String work = scene.work;
+        LockResource held = scene.held;
         Connection c = transaction(database);
         try (GuardedTransaction tx = store.guard(c, held)) {
             insert(c, work);
@@ -262,39 +268,43 @@ class GuardedTransactionTest {
     @ParameterizedTest
     @EnumSource(names = {"POSTGRES", "MARIADB"})
     void aCommitThatFailsWithItsConnectionRollsBackAndReleasesTheLockApart(Database database) throws Exception {
-        DroppedCommit dropped = commitAndReleaseOnADroppedSession(database, false);
+        Scene dropped = commitAndReleaseOnADroppedSession(database, false);
         assertThat(dropped.held.isClosed()).isTrue();
         try (LockResource next = dropped.other.lock(dropped.key)) {
             assertThat(next.isNewLock()).isTrue();
         }
     }
 
-    /** A commit-with-release whose session the server dropped just before; what the test needs to look at after. */
-    private record DroppedCommit(JdbcLockStore store, LockManager node, LockManager other, String key, String work,
-                                 LockResource held) {
+    /** Two nodes on a store, a key, a unit of work's id, and the key held by the first node. */
+    private record Scene(JdbcLockStore store, LockManager node, LockManager other, String key, String work,
+                         LockResource held) {
     }
 
-    private DroppedCommit commitAndReleaseOnADroppedSession(Database database, boolean keepLock) throws Exception {
+    private Scene scene(Database database) throws Exception {
         JdbcLockStore store = store(database);
         LockManager node = manager(store, "node-a", Duration.ofSeconds(30));
         LockManager other = manager(store(database), "node-b", Duration.ofSeconds(30));
         String key = "order-" + id();
-        String work = id();
-        LockResource held = node.lock(key);
+        return new Scene(store, node, other, key, id(), node.lock(key));
+    }
+
+    /** A commit-with-release whose session the server dropped just before. */
+    private Scene commitAndReleaseOnADroppedSession(Database database, boolean keepLock) throws Exception {
+        Scene scene = scene(database);
         Connection c = transaction(database);
-        try (GuardedTransaction tx = store.guard(c, held)) {
-            insert(c, work);
+        try (GuardedTransaction tx = scene.store.guard(c, scene.held)) {
+            insert(c, scene.work);
             database.dropSession(database.sessionId(c));
             assertThatThrownBy(() -> tx.commitAndRelease(keepLock)).isInstanceOf(SQLException.class);
         }
-        assertThat(committed(database, work)).isFalse();
-        return new DroppedCommit(store, node, other, key, work, held);
+        assertThat(committed(database, scene.work)).isFalse();
+        return scene;
     }
 
     @ParameterizedTest
     @EnumSource(names = {"POSTGRES", "MARIADB"})
     void aFailedCommitCanKeepTheLockAsItWas(Database database) throws Exception {
-        DroppedCommit dropped = commitAndReleaseOnADroppedSession(database, true);
+        Scene dropped = commitAndReleaseOnADroppedSession(database, true);
         JdbcLockStore store = dropped.store;
         LockManager node = dropped.node;
         LockManager other = dropped.other;
@@ -325,20 +335,17 @@ class GuardedTransactionTest {
         LockManager node = manager(store, "node-a", Duration.ofSeconds(30));
         String key = "order-" + id();
         String work = id();
-        try (LockResource held = node.lock(key)) {
-            Connection c = transaction(database);
-            assertThatThrownBy(() -> {
-                try (GuardedTransaction tx = store.guard(c, held)) {
-                    insert(c, work);
-                    insert(c, work);
-                    tx.commit();
-                }
-            }).isInstanceOf(SQLException.class);
-            assertThat(committed(database, work)).isFalse();
-            assertThat(held.isClosed()).isFalse();
-            assertThat(node.getLocks()).anyMatch(lock -> lock.getKey().equals(key));
-        }
-        assertThat(node.isLocked(key)).isFalse();
+        LockResource held = node.lock(key);
+        Connection c = transaction(database);
+        assertThatThrownBy(() -> {
+            try (GuardedTransaction tx = store.guard(c, held)) {
+                insert(c, work);
+                insert(c, work);
+                tx.commit();
+            }
+        }).isInstanceOf(SQLException.class);
+        assertThat(committed(database, work)).isFalse();
+        assertHeldUntilClosed(node, held, key);
     }
 
     @ParameterizedTest
@@ -348,19 +355,16 @@ class GuardedTransactionTest {
         LockManager node = manager(store, "node-a", Duration.ofSeconds(30));
         String key = "order-" + id();
         String work = id();
-        try (LockResource outer = node.lock(key)) {
-            LockResource inner = node.lock(key);
-            Connection c = transaction(database);
-            try (GuardedTransaction tx = store.guard(c, inner)) {
-                insert(c, work);
-                tx.commitAndRelease();
-            }
-            assertThat(committed(database, work)).isTrue();
-            assertThat(inner.isClosed()).isTrue();
-            assertThat(outer.isClosed()).isFalse();
-            assertThat(node.getLocks()).anyMatch(lock -> lock.getKey().equals(key));
+        LockResource outer = node.lock(key);
+        LockResource inner = node.lock(key);
+        Connection c = transaction(database);
+        try (GuardedTransaction tx = store.guard(c, inner)) {
+            insert(c, work);
+            tx.commitAndRelease();
         }
-        assertThat(node.isLocked(key)).isFalse();
+        assertThat(committed(database, work)).isTrue();
+        assertThat(inner.isClosed()).isTrue();
+        assertHeldUntilClosed(node, outer, key);
     }
 
     /**
