@@ -73,6 +73,7 @@ public final class Benchmarks {
         try (InMemorySubject memory = new InMemorySubject()) {
             new StoreBench(memory, settings, report).run();
         }
+        HeldTooLongBench.run(settings, report);
         try (JdbcSubject postgres = JdbcSubject.postgres()) {
             versions.add(postgres.version());
             new StoreBench(postgres, settings, report).run();
@@ -161,6 +162,8 @@ public final class Benchmarks {
                 + "alternating rounds after as many warm-up cycles: guarded by the lock's row (`JdbcLockStore.guard`, "
                 + "then `commit()`, or `commitAndRelease()`) against the same lock, `UPDATE` and commit unguarded; on HBase, a "
                 + "read-modify-write of a value in the lock's own row (`HBaseRowData`) against lock, get, put, unlock.\n"
+                + "14. Bursts of 100 lock+unlock of one key on the in-memory store, 5 alternating rounds: a manager "
+                + "with `heldTooLongThreshold` set against one without.\n"
                 + "9. The peers users would pick instead (" + PEERS + "), each next to lockmanager on the JDBC store in "
                 + "the same run, every library with a pool of 10 per node: uncontended lock+unlock in 5 alternating "
                 + "rounds, with the round trips each makes counted on its JDBC connection (statements, commits, "

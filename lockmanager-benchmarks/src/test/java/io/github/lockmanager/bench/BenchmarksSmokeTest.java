@@ -18,7 +18,7 @@ class BenchmarksSmokeTest {
         new PeerBench(Settings.smokeRun(), report).run();
         List<String> figures = report.rows().stream().map(r -> r.figure().substring(0, 2)).distinct().toList();
         assertThat(figures).containsExactlyInAnyOrder("1.", "2.", "2b", "3.", "3b", "4.", "5.", "6.", "7.", "8.", "9.", "10",
-                "11", "12", "13");
+                "11", "12", "13", "14");
         assertThat(report.rows()).extracting(Report.Row::store).contains("in-memory", "PostgreSQL", "MariaDB");
         assertThat(report.rows()).filteredOn(r -> !r.figure().startsWith("8."))
                 .allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());

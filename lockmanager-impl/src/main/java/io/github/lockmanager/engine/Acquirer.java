@@ -44,12 +44,13 @@ final class Acquirer {
     private final Lifecycle lifecycle;
     private final StoreCalls calls;
     private final Releaser releaser;
+    private final HeldTooLong heldTooLong;
     /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
     private final String ownerTokenPrefix;
     private final AtomicLong ownerTokenCounter = new AtomicLong();
 
     Acquirer(EngineSettings settings, AcquisitionTable table, KeyScope keys, Lifecycle lifecycle, StoreCalls calls,
-             Releaser releaser) {
+             Releaser releaser, HeldTooLong heldTooLong) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -60,6 +61,7 @@ final class Acquirer {
         this.lifecycle = lifecycle;
         this.calls = calls;
         this.releaser = releaser;
+        this.heldTooLong = heldTooLong;
         byte[] random = new byte[8];
         new SecureRandom().nextBytes(random);
         this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
@@ -252,6 +254,7 @@ final class Acquirer {
                     + "slow: look at its latency, or lengthen the lease");
         }
         mine.grant(result.record(), sentAt, leases.leaseEnd(sentAt));
+        heldTooLong.taken(mine);
         if (!lifecycle.isOpen()) {
             // close() ran while the store call was in flight: the lock must not outlive the manager; whoever
             // ends the acquisition first (this thread or close()) releases it

@@ -21,12 +21,14 @@ final class AdminBean implements LockManagerMXBean {
     private final AcquisitionTable table;
     /** Aborts go through the manager's API, which checks the key as for any caller. */
     private final LockManager manager;
+    private final HeldTooLong heldTooLong;
     private volatile ObjectName registeredAs;
 
-    AdminBean(EngineSettings settings, AcquisitionTable table, LockManager manager) {
+    AdminBean(EngineSettings settings, AcquisitionTable table, LockManager manager, HeldTooLong heldTooLong) {
         this.settings = settings;
         this.table = table;
         this.manager = manager;
+        this.heldTooLong = heldTooLong;
     }
 
     static ObjectName name(String clientId, String nodeId) throws JMException {
@@ -83,7 +85,7 @@ final class AdminBean implements LockManagerMXBean {
             rows.add(new HeldLockInfo(acquisition.key().level().name(), acquisition.key().name(),
                     acquisition.holderName(), acquisition.holds(),
                     TimeUnit.NANOSECONDS.toMillis(now - acquisition.grantedAtNanos()), acquisition.fencingToken(),
-                    acquisition.mode().name()));
+                    acquisition.mode().name(), heldTooLong.isHeldTooLong(acquisition, now)));
         }
         return rows;
     }

@@ -7,9 +7,12 @@ import io.github.lockmanager.spi.LockStore;
 
 import java.time.Duration;
 
-/** The validated settings of one lock manager, as {@link LockManagerBuilder} made them; the timing rules are {@link #leases()}'s. */
+/**
+ * The validated settings of one lock manager, as {@link LockManagerBuilder} made them; the timing rules are
+ * {@link #leases()}'s. {@code heldTooLong} is {@code Duration.ZERO} when holds are not watched for length.
+ */
 record EngineSettings(LockStore store, String clientId, String farmId, String nodeId, LeasePolicy leases,
                       int renewalBatchSize, LockLevel defaultLevel, TimeSource timeSource,
                       LockLossListener lossListener, Duration shutdownTimeout, Duration purgeInterval,
-                      boolean registerMBean, char pathSeparator) {
+                      boolean registerMBean, char pathSeparator, Duration heldTooLong) {
 }

@@ -14,10 +14,12 @@ public final class HeldLockInfo {
     private final long heldForMillis;
     private final long fencingToken;
     private final String mode;
+    private final boolean heldTooLong;
 
-    @ConstructorParameters({"level", "key", "holderThread", "holds", "heldForMillis", "fencingToken", "mode"})
+    @ConstructorParameters({"level", "key", "holderThread", "holds", "heldForMillis", "fencingToken", "mode",
+            "heldTooLong"})
     public HeldLockInfo(String level, String key, String holderThread, int holds, long heldForMillis,
-                        long fencingToken, String mode) {
+                        long fencingToken, String mode, boolean heldTooLong) {
         this.level = level;
         this.key = key;
         this.holderThread = holderThread;
@@ -25,6 +27,7 @@ public final class HeldLockInfo {
         this.heldForMillis = heldForMillis;
         this.fencingToken = fencingToken;
         this.mode = mode;
+        this.heldTooLong = heldTooLong;
     }
 
     /** {@code DC} or {@code XDC}. */
@@ -62,9 +65,14 @@ public final class HeldLockInfo {
         return mode;
     }
 
+    /** Whether it has been held longer than {@link LockManagerBuilder#heldTooLongThreshold}; {@code false} when none is set. */
+    public boolean isHeldTooLong() {
+        return heldTooLong;
+    }
+
     @Override
     public String toString() {
         return level + " '" + key + "' held " + mode + " by thread '" + holderThread + "', " + holds + " hold(s), for "
-                + heldForMillis + " ms, fencing token " + fencingToken;
+                + heldForMillis + " ms" + (heldTooLong ? " (too long)" : "") + ", fencing token " + fencingToken;
     }
 }

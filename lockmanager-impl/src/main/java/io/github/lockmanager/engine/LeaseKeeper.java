@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * The background work of one lock manager, on two named daemon threads:
  * <ul>
  *   <li>the keeper ({@code lockmanager-<node>-keeper}) each tick releases the locks of dead holder threads,
- *       retries failed releases, runs the {@link Renewal} cycle and, now and then, purges idle records;</li>
+ *       retries failed releases, runs the {@link Renewal} cycle, reports locks {@link HeldTooLong held too long}
+ *       and, now and then, purges idle records;</li>
  *   <li>the watchdog ({@code lockmanager-<node>-watchdog}) runs the {@link Watchdog}, which does no I/O.</li>
  * </ul>
  */
@@ -32,6 +33,7 @@ final class LeaseKeeper {
     private final Releaser releaser;
     private final Renewal renewal;
     private final Watchdog watchdog;
+    private final HeldTooLong heldTooLong;
     private final NamedThreadFactory keeperThreads;
     private final NamedThreadFactory watchdogThreads;
     private final ScheduledExecutorService keeperThread;
@@ -39,7 +41,8 @@ final class LeaseKeeper {
     /** Only touched by the keeper thread. */
     private long nextPurgeNanos;
 
-    LeaseKeeper(EngineSettings settings, AcquisitionTable table, Releaser releaser, Delivery delivery) {
+    LeaseKeeper(EngineSettings settings, AcquisitionTable table, Releaser releaser, Delivery delivery,
+                HeldTooLong heldTooLong) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -50,6 +53,7 @@ final class LeaseKeeper {
         this.releaser = releaser;
         this.renewal = new Renewal(settings, table, delivery);
         this.watchdog = new Watchdog(settings, table, delivery);
+        this.heldTooLong = heldTooLong;
         this.keeperThreads = new NamedThreadFactory("lockmanager-" + nodeId + "-keeper");
         this.watchdogThreads = new NamedThreadFactory("lockmanager-" + nodeId + "-watchdog");
         this.keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
@@ -93,6 +97,7 @@ final class LeaseKeeper {
             }
             releaser.retryPending(now);
             renewal.cycle(now);
+            heldTooLong.check(now);
             purgeWhenDue(now);
         } catch (RuntimeException | Error e) {
             log.error("Keeper cycle of node '{}' failed unexpectedly; it runs again in {}", nodeId, leases.tick(), e);

@@ -49,9 +49,10 @@ final class LockEngine implements LockManager {
         this.calls = new StoreCalls(store.isInMemory());
         this.releaser = new Releaser(settings, table, calls);
         this.delivery = new Delivery(settings, table, calls, releaser);
-        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser);
-        this.keeper = new LeaseKeeper(settings, table, releaser, delivery);
-        this.adminBean = new AdminBean(settings, table, this);
+        HeldTooLong heldTooLong = new HeldTooLong(settings);
+        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, heldTooLong);
+        this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong);
+        this.adminBean = new AdminBean(settings, table, this, heldTooLong);
     }
 
     static LockEngine start(EngineSettings settings) {

@@ -56,6 +56,7 @@ public final class LockManagerBuilder {
     private Duration purgeInterval = Duration.ofMinutes(10);
     private boolean registerMBean;
     private char pathSeparator = '/';
+    private Duration heldTooLong = Duration.ZERO;
 
     private LockManagerBuilder() {
     }
@@ -206,6 +207,17 @@ public final class LockManagerBuilder {
     }
 
     /**
+     * Reports holds that outlive {@code threshold} (HikariCP's leak detection is the model): one warning per
+     * acquisition with the key, the holder thread and the stack where the lock was taken, and one info line when it
+     * is finally released; {@link LockManagerMXBean#getHeldLocks()} flags them meanwhile. The stack is captured at
+     * each acquisition only when a threshold is set. 1 ms to 1 day; default: off.
+     */
+    public LockManagerBuilder heldTooLongThreshold(Duration threshold) {
+        this.heldTooLong = checkInterval("heldTooLongThreshold", threshold);
+        return this;
+    }
+
+    /**
      * Whether the manager registers its {@link LockManagerMXBean} with the platform MBean server (and removes it on
      * close). Default {@code false}.
      */
@@ -235,7 +247,7 @@ public final class LockManagerBuilder {
         LeasePolicy leases = LeasePolicy.of(lease, renewalInterval, abortPollInterval);
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,
-                lossListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator);
+                lossListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator, heldTooLong);
         store.initialize();
         return LockEngine.start(settings);
     }

@@ -1,0 +1,132 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.store.memory.InMemoryLockStore;
+import io.github.lockmanager.testing.ManualTimeSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Held-too-long detection on a manual clock: one warning with the stack where the lock was taken once a hold
+ * outlives the threshold, one info line when it ends, the flag in the admin view. The log is read from standard
+ * error, where the tests' slf4j-simple writes it, looked up at each line.
+ */
+class HeldTooLongTest {
+    private static final Duration THRESHOLD = Duration.ofSeconds(10);
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final ByteArrayOutputStream log = new ByteArrayOutputStream();
+    private PrintStream stderr;
+    private LockManager manager;
+
+    @BeforeEach
+    void captureLog() {
+        stderr = System.err;
+        System.setErr(new PrintStream(new TeeStream(log, stderr), true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restore() {
+        if (manager != null) {
+            manager.close();
+        }
+        System.setErr(stderr);
+    }
+
+    private LockManager manager(LockManagerBuilder builder) throws Exception {
+        manager = builder.store(new InMemoryLockStore(time)).timeSource(time).nodeId("node-h")
+                .lease(Duration.ofSeconds(60)).abortPollInterval(Duration.ofMillis(20)).build();
+        return manager;
+    }
+
+    private int count(String regex) {
+        Matcher m = Pattern.compile(regex).matcher(log.toString(StandardCharsets.UTF_8));
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void aHoldOutlivingTheThresholdIsReportedOnceWithWhereItWasTakenAndAgainWhenItEnds() throws Exception {
+        LockManager locks = manager(LockManagerBuilder.newBuilder().heldTooLongThreshold(THRESHOLD));
+        LockManagerMXBean admin = LockManagerBuilder.admin(locks);
+        LockResource held = locks.lock("nightly-report");
+        time.advance(THRESHOLD.minusSeconds(1));
+        assertThat(admin.getHeldLocks()).singleElement().satisfies(row -> assertThat(row.isHeldTooLong()).isFalse());
+
+        time.advance(Duration.ofSeconds(2));
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("'nightly-report'.*has been held for") == 1);
+        String text = log.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("node-h").contains("threshold of 10000 ms").contains("was taken here")
+                .contains(getClass().getName() + ".aHoldOutlivingTheThreshold");
+        assertThat(admin.getHeldLocks()).singleElement().satisfies(row -> assertThat(row.isHeldTooLong()).isTrue());
+
+        time.advance(Duration.ofSeconds(30));
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                .until(() -> count("'nightly-report'.*has been held for") == 1);
+        held.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("'nightly-report'.*has ended after about") == 1);
+    }
+
+    @Test
+    void withoutAThresholdNothingIsWatched() throws Exception {
+        LockManager locks = manager(LockManagerBuilder.newBuilder());
+        try (LockResource held = locks.lock("long-job")) {
+            // well past any threshold, still inside the lease
+            time.advance(Duration.ofSeconds(30));
+            assertThat(LockManagerBuilder.admin(locks).getHeldLocks()).singleElement()
+                    .satisfies(row -> assertThat(row.isHeldTooLong()).isFalse());
+            assertThat(held.isLost()).isFalse();
+        }
+        // a tick or two of the keeper, which would have reported it
+        await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> count("long-job") == 0);
+    }
+
+    @Test
+    void theThresholdIsValidatedNamingTheSetting() {
+        assertThatThrownBy(() -> LockManagerBuilder.newBuilder().heldTooLongThreshold(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heldTooLongThreshold");
+        assertThatThrownBy(() -> LockManagerBuilder.newBuilder().heldTooLongThreshold(Duration.ofDays(2)))
+                .hasMessageContaining("heldTooLongThreshold");
+        assertThatThrownBy(() -> LockManagerBuilder.newBuilder().heldTooLongThreshold(null))
+                .hasMessageContaining("heldTooLongThreshold");
+    }
+
+    /** Writes to the capture and on to the real standard error, so the build's output stays whole. */
+    private static final class TeeStream extends java.io.OutputStream {
+        private final java.io.OutputStream first;
+        private final java.io.OutputStream second;
+
+        TeeStream(java.io.OutputStream first, java.io.OutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public synchronized void write(int b) throws java.io.IOException {
+            first.write(b);
+            second.write(b);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) throws java.io.IOException {
+            first.write(b, off, len);
+            second.write(b, off, len);
+        }
+    }
+}
