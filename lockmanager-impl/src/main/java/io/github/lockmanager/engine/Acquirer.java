@@ -45,12 +45,13 @@ final class Acquirer {
     private final StoreCalls calls;
     private final Releaser releaser;
     private final HeldTooLong heldTooLong;
+    private final Events events;
     /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
     private final String ownerTokenPrefix;
     private final AtomicLong ownerTokenCounter = new AtomicLong();
 
     Acquirer(EngineSettings settings, AcquisitionTable table, KeyScope keys, Lifecycle lifecycle, StoreCalls calls,
-             Releaser releaser, HeldTooLong heldTooLong) {
+             Releaser releaser, HeldTooLong heldTooLong, Events events) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -62,6 +63,7 @@ final class Acquirer {
         this.calls = calls;
         this.releaser = releaser;
         this.heldTooLong = heldTooLong;
+        this.events = events;
         byte[] random = new byte[8];
         new SecureRandom().nextBytes(random);
         this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
@@ -69,6 +71,28 @@ final class Acquirer {
 
     /** Takes {@code key} exclusively for {@code me}, who does not hold it exclusively yet. */
     LockResource acquire(String key, LockLevel level, Thread me) throws LockException {
+        try {
+            return takeExclusive(key, level, me);
+        } catch (AlreadyLockedException e) {
+            events.refused(key, level, LockMode.EXCLUSIVE);
+            throw e;
+        }
+    }
+
+    /**
+     * Takes {@code key} in a non-exclusive {@code mode} for {@code me}: a re-entry when {@code me} holds it in a
+     * mode that covers {@code mode} (exclusively included), else a holder of its own in the store.
+     */
+    LockResource acquire(String key, LockLevel level, LockMode mode, Thread me) throws LockException {
+        try {
+            return takeInMode(key, level, mode, me);
+        } catch (AlreadyLockedException e) {
+            events.refused(key, level, mode);
+            throw e;
+        }
+    }
+
+    private LockResource takeExclusive(String key, LockLevel level, Thread me) throws LockException {
         boolean leftoverReleased = false;
         while (true) {
             Acquisition existing = table.get(level, key);
@@ -95,11 +119,7 @@ final class Acquirer {
         }
     }
 
-    /**
-     * Takes {@code key} in a non-exclusive {@code mode} for {@code me}: a re-entry when {@code me} holds it in a
-     * mode that covers {@code mode} (exclusively included), else a holder of its own in the store.
-     */
-    LockResource acquire(String key, LockLevel level, LockMode mode, Thread me) throws LockException {
+    private LockResource takeInMode(String key, LockLevel level, LockMode mode, Thread me) throws LockException {
         boolean leftoverReleased = false;
         while (true) {
             Acquisition exclusive = table.get(level, key);
@@ -255,6 +275,7 @@ final class Acquirer {
         }
         mine.grant(result.record(), sentAt, leases.leaseEnd(sentAt));
         heldTooLong.taken(mine);
+        events.acquired(mine);
         if (!lifecycle.isOpen()) {
             // close() ran while the store call was in flight: the lock must not outlive the manager; whoever
             // ends the acquisition first (this thread or close()) releases it

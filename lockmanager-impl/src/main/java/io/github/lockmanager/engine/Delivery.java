@@ -14,13 +14,15 @@ final class Delivery {
     private final AcquisitionTable table;
     private final StoreCalls calls;
     private final Releaser releaser;
+    private final Events events;
 
-    Delivery(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Releaser releaser) {
+    Delivery(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Releaser releaser, Events events) {
         this.nodeId = settings.nodeId();
         this.lossListener = settings.lossListener();
         this.table = table;
         this.calls = calls;
         this.releaser = releaser;
+        this.events = events;
     }
 
     /** Interrupts the holder of a live acquisition, once per acquisition. */
@@ -34,6 +36,7 @@ final class Delivery {
                     + "unlocks or its lease ends", acquisition, nodeId);
             calls.interrupt(holder);
         }
+        events.aborted(acquisition);
     }
 
     /** The store or the clock says {@code acquisition} is no longer ours: ends it and tells its holder. */
@@ -55,6 +58,7 @@ final class Delivery {
                         + "the lock protects; another node may take the key now.", acquisition, nodeId, reason,
                 reason == LockLossReason.NOT_OWNED ? "the store says it is no longer this acquisition's"
                         : "no renewal was confirmed and the lease would end before the next attempt");
+        events.lost(acquisition, reason);
         try {
             lossListener.lockLost(acquisition.grantedLock(nodeId), holder, reason);
         } catch (RuntimeException e) {

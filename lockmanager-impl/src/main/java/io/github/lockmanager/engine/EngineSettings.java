@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockEventListener;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossListener;
 import io.github.lockmanager.TimeSource;
@@ -13,6 +14,6 @@ import java.time.Duration;
  */
 record EngineSettings(LockStore store, String clientId, String farmId, String nodeId, LeasePolicy leases,
                       int renewalBatchSize, LockLevel defaultLevel, TimeSource timeSource,
-                      LockLossListener lossListener, Duration shutdownTimeout, Duration purgeInterval,
+                      LockLossListener lossListener, LockEventListener eventListener, Duration shutdownTimeout, Duration purgeInterval,
                       boolean registerMBean, char pathSeparator, Duration heldTooLong) {
 }

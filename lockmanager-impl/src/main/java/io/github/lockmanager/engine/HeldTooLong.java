@@ -41,8 +41,10 @@ final class HeldTooLong {
     private final String nodeId;
     private final Duration threshold;
     private final Map<Acquisition, Origin> origins = new ConcurrentHashMap<>();
+    private final Events events;
 
-    HeldTooLong(EngineSettings settings) {
+    HeldTooLong(EngineSettings settings, Events events) {
+        this.events = events;
         this.nodeId = settings.nodeId();
         this.threshold = settings.heldTooLong();
     }
@@ -77,6 +79,7 @@ final class HeldTooLong {
                 log.warn("Lock {} on node '{}' has been held for {} ms, longer than the threshold of {} ms: is its "
                                 + "holder stuck, or did it forget to unlock? The stack below shows where it was taken",
                         acquisition, nodeId, heldMillis, threshold.toMillis(), origin);
+                events.heldTooLong(acquisition, nowNanos - acquisition.grantedAtNanos());
             }
         }
     }

@@ -42,7 +42,7 @@ final class LeaseKeeper {
     private long nextPurgeNanos;
 
     LeaseKeeper(EngineSettings settings, AcquisitionTable table, Releaser releaser, Delivery delivery,
-                HeldTooLong heldTooLong) {
+                HeldTooLong heldTooLong, Events events) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -51,7 +51,7 @@ final class LeaseKeeper {
         this.shutdownTimeout = settings.shutdownTimeout();
         this.table = table;
         this.releaser = releaser;
-        this.renewal = new Renewal(settings, table, delivery);
+        this.renewal = new Renewal(settings, table, delivery, events);
         this.watchdog = new Watchdog(settings, table, delivery);
         this.heldTooLong = heldTooLong;
         this.keeperThreads = new NamedThreadFactory("lockmanager-" + nodeId + "-keeper");

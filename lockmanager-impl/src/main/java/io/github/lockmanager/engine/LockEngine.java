@@ -47,11 +47,12 @@ final class LockEngine implements LockManager {
         this.keys = new KeyScope(settings);
         this.lifecycle = new Lifecycle(settings.nodeId());
         this.calls = new StoreCalls(store.isInMemory());
-        this.releaser = new Releaser(settings, table, calls);
-        this.delivery = new Delivery(settings, table, calls, releaser);
-        HeldTooLong heldTooLong = new HeldTooLong(settings);
-        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, heldTooLong);
-        this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong);
+        Events events = new Events(settings);
+        this.releaser = new Releaser(settings, table, calls, events);
+        this.delivery = new Delivery(settings, table, calls, releaser, events);
+        HeldTooLong heldTooLong = new HeldTooLong(settings, events);
+        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, heldTooLong, events);
+        this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong, events);
         this.adminBean = new AdminBean(settings, table, this, heldTooLong);
     }
 

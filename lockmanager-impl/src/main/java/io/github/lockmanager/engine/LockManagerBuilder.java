@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockEventListener;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossListener;
 import io.github.lockmanager.LockManager;
@@ -52,6 +53,7 @@ public final class LockManagerBuilder {
     private LockLevel defaultLevel = LockLevel.DC;
     private TimeSource timeSource = TimeSource.system();
     private LockLossListener lossListener = (lock, holder, reason) -> { };
+    private LockEventListener eventListener = LockEventListener.NONE;
     private Duration shutdownTimeout = Duration.ofSeconds(10);
     private Duration purgeInterval = Duration.ofMinutes(10);
     private boolean registerMBean;
@@ -184,6 +186,15 @@ public final class LockManagerBuilder {
         return this;
     }
 
+    /**
+     * Told of every lock event of this manager (acquired, refused, released, renewed, lost, aborted, held too long),
+     * for metrics such as {@code lockmanager-micrometer}'s. Default: none, which costs nothing.
+     */
+    public LockManagerBuilder eventListener(LockEventListener eventListener) {
+        this.eventListener = Require.notNull(eventListener, "eventListener");
+        return this;
+    }
+
     /** How long {@link LockManager#close()} waits for interrupted holders to unlock. 0 to 1 hour; default 10 s. */
     public LockManagerBuilder shutdownTimeout(Duration shutdownTimeout) {
         Require.notNull(shutdownTimeout, "shutdownTimeout");
@@ -247,7 +258,7 @@ public final class LockManagerBuilder {
         LeasePolicy leases = LeasePolicy.of(lease, renewalInterval, abortPollInterval);
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,
-                lossListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator, heldTooLong);
+                lossListener, eventListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator, heldTooLong);
         store.initialize();
         return LockEngine.start(settings);
     }

@@ -23,14 +23,16 @@ final class Releaser {
     private final LockStore store;
     private final AcquisitionTable table;
     private final StoreCalls calls;
+    private final Events events;
     /** Releases to retry, with the engine time after which the lease has ended anyway. */
     private final Map<LockHandle, Long> pending = new ConcurrentHashMap<>();
 
-    Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls) {
+    Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.table = table;
         this.calls = calls;
+        this.events = events;
     }
 
     /** The node whose records this releases. */
@@ -63,6 +65,7 @@ final class Releaser {
             releaseLater(handle, leaseEndNanos);
         }
         table.retire(acquisition);
+        events.released(acquisition);
     }
 
     /** Lends {@code acquisition} to guarded work: renewal leaves it alone until {@link #endLoan}. */
@@ -87,6 +90,7 @@ final class Releaser {
     /** An acquisition whose record guarded work removed: out of the table, without a store call. */
     void releasedByWork(Acquisition acquisition) {
         table.retire(acquisition);
+        events.released(acquisition);
         if (log.isDebugEnabled()) {
             log.debug("Lock {} of node '{}' was released by the work it guarded", acquisition, nodeId);
         }

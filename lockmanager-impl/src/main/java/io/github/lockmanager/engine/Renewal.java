@@ -31,6 +31,7 @@ final class Renewal {
     private final int batchSize;
     private final AcquisitionTable table;
     private final Delivery delivery;
+    private final Events events;
     private long nextRenewalNanos;
     /** Store calls failed in a row. */
     private int failures;
@@ -38,7 +39,7 @@ final class Renewal {
     private long slowCycleWarnedAtNanos;
     private boolean slowCycleWarned;
 
-    Renewal(EngineSettings settings, AcquisitionTable table, Delivery delivery) {
+    Renewal(EngineSettings settings, AcquisitionTable table, Delivery delivery, Events events) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -46,6 +47,7 @@ final class Renewal {
         this.batchSize = settings.renewalBatchSize();
         this.table = table;
         this.delivery = delivery;
+        this.events = events;
         this.nextRenewalNanos = leases.nextRenewal(time.nanoTime());
     }
 
@@ -80,6 +82,9 @@ final class Renewal {
         try {
             answers = renewing ? store.renew(handles, leases.lease()) : store.check(handles);
         } catch (LockManagerException | RuntimeException e) {
+            if (renewing) {
+                events.renewalFailed(batch.size(), e);
+            }
             if (failures++ == 0) {
                 log.warn("Could not {} {} locks of node '{}' (first: {}): {}. Retrying every {}; a lock whose renewal "
                                 + "is not confirmed before its lease ends is declared lost", renewing ? "renew" : "check",
@@ -92,6 +97,9 @@ final class Renewal {
         if (failures > 0) {
             log.info("Store answers node '{}' again after {} failed calls", nodeId, failures);
             failures = 0;
+        }
+        if (renewing) {
+            events.renewed(batch.size(), time.nanoTime() - sentAt);
         }
         long confirmedUntil = leases.leaseEnd(sentAt);
         boolean complete = true;

@@ -1,0 +1,90 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockEventListener;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.TimeSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * The manager's {@link LockEventListener}, behind one check: without a listener no event object is made and no
+ * clock read, so the lock and unlock paths pay a predictable branch and nothing else. A listener that throws is logged, never felt.
+ */
+final class Events {
+    private static final Logger log = LoggerFactory.getLogger(Events.class);
+
+    private final String nodeId;
+    private final TimeSource time;
+    private final LockEventListener listener;
+    private final boolean on;
+
+    Events(EngineSettings settings) {
+        this.nodeId = settings.nodeId();
+        this.time = settings.timeSource();
+        this.listener = settings.eventListener();
+        this.on = listener != LockEventListener.NONE;
+    }
+
+    void acquired(Acquisition acquisition) {
+        if (on) {
+            tell("acquired", l -> l.acquired(acquisition.grantedLock(nodeId)));
+        }
+    }
+
+    void refused(String key, LockLevel level, LockMode mode) {
+        if (on) {
+            tell("refused", l -> l.refused(key, level, mode));
+        }
+    }
+
+    /** {@code acquisition} ended by its release, now: the clock is read only when someone listens. */
+    void released(Acquisition acquisition) {
+        if (on) {
+            long heldNanos = time.nanoTime() - acquisition.grantedAtNanos();
+            tell("released", l -> l.released(acquisition.grantedLock(nodeId), Duration.ofNanos(heldNanos)));
+        }
+    }
+
+    void renewed(int locks, long tookNanos) {
+        if (on) {
+            tell("renewed", l -> l.renewed(locks, Duration.ofNanos(tookNanos)));
+        }
+    }
+
+    void renewalFailed(int locks, Exception cause) {
+        if (on) {
+            tell("renewalFailed", l -> l.renewalFailed(locks, cause));
+        }
+    }
+
+    void lost(Acquisition acquisition, LockLossReason reason) {
+        if (on) {
+            tell("lost", l -> l.lost(acquisition.grantedLock(nodeId), reason));
+        }
+    }
+
+    void aborted(Acquisition acquisition) {
+        if (on) {
+            tell("aborted", l -> l.aborted(acquisition.grantedLock(nodeId)));
+        }
+    }
+
+    void heldTooLong(Acquisition acquisition, long heldNanos) {
+        if (on) {
+            tell("heldTooLong", l -> l.heldTooLong(acquisition.grantedLock(nodeId), Duration.ofNanos(heldNanos)));
+        }
+    }
+
+    private void tell(String event, Consumer<LockEventListener> call) {
+        try {
+            call.accept(listener);
+        } catch (RuntimeException e) {
+            log.warn("Lock event listener {} of node '{}' failed on '{}'; locking goes on", listener, nodeId, event, e);
+        }
+    }
+}

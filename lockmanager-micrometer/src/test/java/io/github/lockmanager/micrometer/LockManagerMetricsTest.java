@@ -1,0 +1,146 @@
+package io.github.lockmanager.micrometer;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import io.github.lockmanager.testing.InstrumentedStore;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The meters of a lock manager on the local PostgreSQL ({@code -Dlockmanager.postgres.url} to use another). */
+class LockManagerMetricsTest {
+    private static HikariDataSource pool;
+    private static JdbcLockStore store;
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final LockManagerMetrics metrics = new LockManagerMetrics(Tags.of("service", "test"));
+    private final InstrumentedStore cuttable = new InstrumentedStore(store);
+    private final String client = "metrics-" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<LockManager> managers = new ArrayList<>();
+    /** Holds locks that get lost or aborted: the interrupt lands on a pool thread, which survives it. */
+    private final ExecutorService holderThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "metrics-holder"));
+
+    @BeforeAll
+    static void database() throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(System.getProperty("lockmanager.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"));
+        config.setUsername("postgres");
+        config.setMaximumPoolSize(6);
+        pool = new HikariDataSource(config);
+        store = JdbcLockStore.builder(pool).tableName("lockmanager_metrics").build();
+        store.initialize();
+    }
+
+    @AfterAll
+    static void closePool() {
+        pool.close();
+    }
+
+    @AfterEach
+    void closeManagers() {
+        holderThread.shutdownNow();
+        managers.forEach(LockManager::close);
+    }
+
+    private LockManager node(LockManagerBuilder builder, String node) throws Exception {
+        LockManager manager = builder.clientId(client).nodeId(node).lease(Duration.ofMillis(1500))
+                .abortPollInterval(Duration.ofMillis(100)).shutdownTimeout(Duration.ofSeconds(1)).build();
+        managers.add(manager);
+        return manager;
+    }
+
+    private LockManager measured() throws Exception {
+        LockManager manager = node(LockManagerBuilder.newBuilder().store(cuttable).eventListener(metrics)
+                .heldTooLongThreshold(Duration.ofMillis(300)), "measured");
+        metrics.bindTo(registry);
+        return manager;
+    }
+
+    private double count(String name, String... tags) {
+        var counter = registry.find(name).tags(tags).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    private double held() {
+        return registry.get("lockmanager.locks.held").tag("service", "test").gauge().value();
+    }
+
+    @Test
+    void acquisitionsHoldsAndRenewalsAreMeasured() throws Exception {
+        LockManager measured = measured();
+        LockManager other = node(LockManagerBuilder.newBuilder().store(store), "other");
+        LockResource held = measured.lock("job");
+        measured.lock("job").close();
+        assertThat(count("lockmanager.acquisitions", "result", "acquired", "level", "dc", "mode", "exclusive",
+                "service", "test")).as("re-entry is no acquisition").isEqualTo(1);
+        assertThat(held()).isEqualTo(1);
+
+        try (LockResource ignored = other.lock("busy")) {
+            assertThatThrownBy(() -> measured.lock("busy")).isInstanceOf(AlreadyLockedException.class);
+        }
+        assertThat(count("lockmanager.acquisitions", "result", "refused", "mode", "exclusive")).isEqualTo(1);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> registry.find("lockmanager.renewal.batch").timer() != null
+                && registry.find("lockmanager.renewal.batch").timer().count() >= 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.held.too.long") == 1);
+        held.close();
+        assertThat(registry.get("lockmanager.hold").tags("level", "dc", "mode", "exclusive").timer().count())
+                .isEqualTo(1);
+        assertThat(held()).isZero();
+    }
+
+    @Test
+    void lossesAbortsAndRenewalFailuresAreCounted() throws Exception {
+        LockManager measured = measured();
+        LockManager admin = node(LockManagerBuilder.newBuilder().store(store), "admin");
+        LockResource aborted = holderThread.submit(() -> measured.lock("aborted")).get(30, TimeUnit.SECONDS);
+        admin.abort("aborted", LockLevel.DC);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.aborts") == 1);
+        aborted.close();
+
+        LockResource forced = holderThread.submit(() -> measured.lock("forced")).get(30, TimeUnit.SECONDS);
+        admin.forceRelease("forced", LockLevel.DC, "metrics test");
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.losses", "reason", "not_owned") == 1);
+        assertThat(forced.isLost()).isTrue();
+        assertThat(held()).isZero();
+
+        LockResource cut = holderThread.submit(() -> measured.lock("cut")).get(30, TimeUnit.SECONDS);
+        cuttable.setUnreachable(true);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.renewal.failures") >= 1
+                && count("lockmanager.losses", "reason", "renewal_unconfirmed") == 1);
+        assertThat(cut.isLost()).isTrue();
+        cuttable.setUnreachable(false);
+    }
+
+    @Test
+    void eventsBeforeBindingAreDroppedAndTheBindingIsChecked() {
+        LockManagerMetrics unbound = new LockManagerMetrics();
+        unbound.renewalFailed(3, new IllegalStateException("test"));
+        assertThatThrownBy(() -> unbound.bindTo(null)).hasMessageContaining("registry");
+        assertThatThrownBy(() -> new LockManagerMetrics(null)).hasMessageContaining("tags");
+        unbound.bindTo(registry);
+        assertThat(registry.find("lockmanager.renewal.failures").counter()).isNull();
+        assertThat(registry.get("lockmanager.locks.held").gauge().value()).isZero();
+    }
+}
