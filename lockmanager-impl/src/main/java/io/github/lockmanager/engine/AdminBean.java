@@ -102,4 +102,15 @@ final class AdminBean implements LockManagerMXBean {
             throw new IllegalStateException("could not abort '" + key + "': " + e.getMessage());
         }
     }
+
+    @Override
+    public int forceRelease(String key, String requestedBy) {
+        try {
+            return manager.forceRelease(key, settings.defaultLevel(), requestedBy);
+        } catch (LockManagerException e) {
+            log.warn("Admin force-release of lock '{}' asked by '{}' on node '{}' failed; records released before the "
+                    + "failure stay released, and it may be asked again", key, requestedBy, getNodeId(), e);
+            throw new IllegalStateException("could not force-release '" + key + "': " + e.getMessage());
+        }
+    }
 }

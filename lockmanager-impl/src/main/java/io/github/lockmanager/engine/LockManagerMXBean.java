@@ -27,4 +27,14 @@ public interface LockManagerMXBean {
      *                                  arrives wrapped as the JMX client library wraps runtime exceptions
      */
     void abort(String key);
+
+    /**
+     * Releases every live record of {@code key} (at the manager's default level), whoever holds it, as
+     * {@link io.github.lockmanager.LockManager#forceRelease} does, logged with {@code requestedBy}.
+     *
+     * @return how many records were released
+     * @throws IllegalArgumentException if {@code key} is not a valid key or {@code requestedBy} is blank
+     * @throws IllegalStateException    if the store failed, with the store's reason
+     */
+    int forceRelease(String key, String requestedBy);
 }

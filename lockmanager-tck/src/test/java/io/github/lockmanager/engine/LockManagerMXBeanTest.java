@@ -96,6 +96,12 @@ class LockManagerMXBeanTest {
             });
             manager.unlock("invoice");
             assertThat(admin.getHeldLockCount()).isZero();
+            LockResource forced = manager.lock("stuck");
+            assertThat(admin.forceRelease("stuck", "ops-dana")).isEqualTo(1);
+            assertThat(forced.isLost()).isTrue();
+            assertThat(Thread.interrupted()).as("the holder, this thread, was interrupted").isTrue();
+            assertThat(admin.forceRelease("stuck", "ops-dana")).isZero();
+            assertThatThrownBy(() -> admin.forceRelease("stuck", "")).isInstanceOf(IllegalArgumentException.class);
             try (LockResource ignored = manager.lockShared("report")) {
                 assertThat(admin.getHeldLocks()).singleElement().extracting(HeldLockInfo::getMode).isEqualTo("SHARED");
             }
