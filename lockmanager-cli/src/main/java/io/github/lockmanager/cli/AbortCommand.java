@@ -1,0 +1,22 @@
+package io.github.lockmanager.cli;
+
+import io.github.lockmanager.spi.LockStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "abort", mixinStandardHelpOptions = true,
+        description = "Asks every holder of KEY to stop: each holder's node interrupts it within its abort poll "
+                + "interval. The lock stays held until its holder unlocks it or its lease ends.")
+final class AbortCommand extends StoreCommand {
+    @Parameters(paramLabel = "KEY", description = "The key as the application names it")
+    String key;
+
+    @Override
+    int run(LockStore store) throws Exception {
+        if (!store.markAbort(keyOptions.key(key))) {
+            return notLocked(key);
+        }
+        out().println("Abort asked of the holders of '" + key + "'; their nodes interrupt them at their next poll.");
+        return 0;
+    }
+}

@@ -1,0 +1,66 @@
+package io.github.lockmanager.cli;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.spi.LockStore;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.sql.SQLException;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** A command that works on one store: opens it, runs, closes it; answers an exit code. */
+abstract class StoreCommand implements Callable<Integer> {
+    private static final Set<String> MISSING_TABLE = Set.of("42P01", "42S02", "42102");
+
+    @Mixin
+    StoreOptions storeOptions;
+
+    @Mixin
+    KeyOptions keyOptions;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public final Integer call() throws Exception {
+        try (LockStore store = storeOptions.open()) {
+            return run(store);
+        } catch (LockManagerException e) {
+            if (!missingTable(e)) {
+                throw e;
+            }
+            err().println("lockmanager: there is no lock table '" + storeOptions.table + "' in " + storeOptions.describe()
+                    + ": name the managers' table with --table");
+            return LockManagerCli.UNREACHABLE;
+        }
+    }
+
+    /** Whether the store failed because its table does not exist (SQL states of PostgreSQL, MariaDB/MySQL, H2). */
+    private static boolean missingTable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && MISSING_TABLE.contains(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    abstract int run(LockStore store) throws Exception;
+
+    PrintWriter out() {
+        return spec.commandLine().getOut();
+    }
+
+    PrintWriter err() {
+        return spec.commandLine().getErr();
+    }
+
+    int notLocked(String key) {
+        err().println("lockmanager: '" + key + "' (" + keyOptions.level + ", client " + keyOptions.client
+                + ") is not locked in " + storeOptions.describe());
+        return LockManagerCli.NOT_LOCKED;
+    }
+}

@@ -1,0 +1,137 @@
+package io.github.lockmanager.cli;
+
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The command against the local PostgreSQL and MariaDB, with locks held by real managers on the same table. */
+class LockManagerCliTest {
+    private static final String TABLE = "lockmanager_cli";
+
+    private final String client = "cli-" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<LockManager> managers = new ArrayList<>();
+    private final ExecutorService holderThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "cli-holder"));
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @AfterEach
+    void close() {
+        holderThread.shutdownNow();
+        managers.forEach(LockManager::close);
+    }
+
+    private static String url(String database) {
+        return database.equals("postgres") ? System.getProperty("lockmanager.postgres.url",
+                "jdbc:postgresql://127.0.0.1:5432/test") : System.getProperty("lockmanager.mariadb.url",
+                "jdbc:mariadb://127.0.0.1:3306/test");
+    }
+
+    private static String user(String database) {
+        return database.equals("postgres") ? "postgres" : "root";
+    }
+
+    private LockManager node(String database, String node) throws Exception {
+        LockManager manager = LockManagerBuilder.newBuilder().store(JdbcLockStore.builder(
+                        new DriverDataSource(url(database), user(database), "")).tableName(TABLE).build())
+                .clientId(client).nodeId(node).abortPollInterval(Duration.ofMillis(100))
+                .shutdownTimeout(Duration.ofSeconds(1)).build();
+        managers.add(manager);
+        return manager;
+    }
+
+    private int run(String database, String... args) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--jdbc-url", url(database), "--user", user(database), "--table", TABLE, "--client", client));
+        CommandLine line = LockManagerCli.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        line.setErr(new PrintWriter(err, true));
+        return line.execute(all.toArray(String[]::new));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"postgres", "mariadb"})
+    void listShowAbortForceReleaseAndCleanupWorkOnTheLocksOfRealManagers(String database) throws Exception {
+        LockManager a = node(database, "node-a");
+        LockManager b = node(database, "node-b");
+        LockResource job = holderThread.submit(() -> a.lock("nightly-job")).get(30, TimeUnit.SECONDS);
+        LockResource report = b.lockShared("report <1>");
+
+        assertThat(run(database, "list")).isZero();
+        assertThat(out.toString()).contains("KEY").contains("nightly-job").contains("node-a").contains("cli-holder")
+                .contains("report <1>").contains("SHARED").contains(Long.toString(job.getFencingToken()));
+        assertThat(run(database, "list", "--node", "node-b", "--format", "json")).isZero();
+        assertThat(out.toString()).contains("\"key\": \"report \\u003c1\\u003e\"").doesNotContain("nightly-job");
+        assertThat(run(database, "list", "--prefix", "night")).isZero();
+        assertThat(out.toString()).contains("nightly-job").doesNotContain("report");
+
+        assertThat(run(database, "show", "nightly-job")).isZero();
+        assertThat(out.toString()).contains("node-a").contains("EXCLUSIVE");
+        assertThat(run(database, "show", "never-locked")).isEqualTo(LockManagerCli.NOT_LOCKED);
+        assertThat(err.toString()).contains("'never-locked'").contains("is not locked");
+
+        assertThat(run(database, "abort", "nightly-job")).isZero();
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.getLocks().stream()
+                .anyMatch(lock -> lock.getKey().equals("nightly-job") && lock.getStatus().name().equals("ABORT")));
+
+        assertThat(run(database, "force-release", "report <1>", "--by", "ops-erin")).isZero();
+        assertThat(out.toString()).contains("node-b").contains("ops-erin");
+        await().atMost(Duration.ofSeconds(30)).until(report::isLost);
+        assertThat(run(database, "force-release", "report <1>", "--by", "ops-erin")).isEqualTo(LockManagerCli.NOT_LOCKED);
+
+        assertThat(run(database, "cleanup")).isZero();
+        assertThat(out.toString()).contains("Deleted").contains("idle records");
+        job.close();
+    }
+
+    @Test
+    void anUnreachableStoreAWrongUrlAMissingTableAndBadUsageGetTheirExitCodes() {
+        CommandLine line = LockManagerCli.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        line.setErr(new PrintWriter(err, true));
+        assertThat(line.execute("list", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/test", "--user", "postgres"))
+                .isEqualTo(LockManagerCli.UNREACHABLE);
+        assertThat(err.toString()).contains("127.0.0.1:1");
+        assertThat(line.execute("list", "--jdbc-url", "postgres://127.0.0.1/test")).isEqualTo(2);
+        assertThat(err.toString()).contains("must start with 'jdbc:'");
+        assertThat(line.execute("list", "--jdbc-url", url("postgres"), "--user", "postgres", "--table",
+                "no_such_lock_table")).isEqualTo(LockManagerCli.UNREACHABLE);
+        assertThat(err.toString()).contains("no lock table 'no_such_lock_table'");
+        assertThat(line.execute("show")).isEqualTo(2);
+        assertThat(line.execute("force-release", "k", "--jdbc-url", url("postgres"))).as("--by is required")
+                .isEqualTo(2);
+        assertThat(line.execute("list", "--jdbc-url", "jdbc:x:y", "--hbase-quorum", "zk")).as("one store only")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void everyCommandHasHelp() {
+        for (String command : List.of("list", "show", "abort", "force-release", "cleanup")) {
+            CommandLine line = LockManagerCli.commandLine();
+            line.setOut(new PrintWriter(out, true));
+            assertThat(line.execute(command, "--help")).isZero();
+            assertThat(out.toString()).contains("Usage: lockmanager " + command);
+        }
+        assertThat(LockManagerCli.commandLine().execute("--help")).isZero();
+    }
+}
