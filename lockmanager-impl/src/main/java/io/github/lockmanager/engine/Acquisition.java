@@ -210,6 +210,14 @@ class Acquisition extends WeakReference<Thread> {
         return holds > 0;
     }
 
+    /**
+     * Whether the store's grant reached this acquisition: one released because the grant came too late to use, or
+     * at shutdown while in flight, never was.
+     */
+    boolean wasGranted() {
+        return grantedStatus != null;
+    }
+
     boolean isLost() {
         return lost;
     }

@@ -42,9 +42,12 @@ final class Events {
         }
     }
 
-    /** {@code acquisition} ended by its release, now: the clock is read only when someone listens. */
+    /**
+     * {@code acquisition} ended by its release, now: the clock is read only when someone listens. One that was never
+     * granted (its answer came too late to use) was never {@link #acquired} either, and is no event.
+     */
     void released(Acquisition acquisition) {
-        if (on) {
+        if (on && acquisition.wasGranted()) {
             long heldNanos = time.nanoTime() - acquisition.grantedAtNanos();
             tell("released", l -> l.released(acquisition.grantedLock(nodeId), Duration.ofNanos(heldNanos)));
         }

@@ -134,6 +134,20 @@ class LockManagerMetricsTest {
     }
 
     @Test
+    void aGrantThatCameTooLateToUseIsNeitherAnAcquisitionNorARelease() throws Exception {
+        LockManager measured = measured();
+        cuttable.delayAcquireAnswers(Duration.ofMillis(1400));
+        assertThatThrownBy(() -> measured.lock("slow")).hasMessageContaining("too close to its lease");
+        cuttable.delayAcquireAnswers(Duration.ZERO);
+        assertThat(count("lockmanager.acquisitions", "result", "acquired")).isZero();
+        assertThat(registry.find("lockmanager.hold").timer()).isNull();
+        assertThat(held()).isZero();
+        measured.lock("slow").close();
+        assertThat(held()).isZero();
+        assertThat(registry.get("lockmanager.hold").timer().count()).isEqualTo(1);
+    }
+
+    @Test
     void eventsBeforeBindingAreDroppedAndTheBindingIsChecked() {
         LockManagerMetrics unbound = new LockManagerMetrics();
         unbound.renewalFailed(3, new IllegalStateException("test"));
