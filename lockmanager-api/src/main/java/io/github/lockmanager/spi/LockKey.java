@@ -80,6 +80,48 @@ public final class LockKey {
     }
 
     /**
+     * Checks a caller's key name against the rules {@link io.github.lockmanager.LockManager} documents: 1 to
+     * {@value io.github.lockmanager.LockManager#LOCK_KEY_MAX_LENGTH} chars of storable text.
+     *
+     * @return the name
+     * @throws IllegalArgumentException saying what is wrong with it
+     */
+    public static String requireName(String name) {
+        Require.notNull(name, "lock key");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("lock key must not be empty");
+        }
+        int max = io.github.lockmanager.LockManager.LOCK_KEY_MAX_LENGTH;
+        if (name.length() > max) {
+            throw new IllegalArgumentException("lock key is " + name.length() + " chars long, the maximum is " + max
+                    + ": '" + name.substring(0, 32) + "...'");
+        }
+        requireText("lock key", name);
+        return name;
+    }
+
+    /**
+     * Refuses what no store keeps as given: NUL (PostgreSQL rejects it) and unpaired surrogates (drivers store
+     * them as '?', so two distinct values would share one record).
+     *
+     * @throws IllegalArgumentException naming {@code what} and the index of the offending char
+     */
+    public static void requireText(String what, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\u0000') {
+                throw new IllegalArgumentException(what + " must not contain the NUL character (at index " + i + ")");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException(what + " has an unpaired surrogate char at index " + i
+                        + ": it is not valid Unicode text");
+            }
+        }
+    }
+
+    /**
      * Checks a farm or client id: not empty, no {@link #SEPARATOR}.
      *
      * @return the id

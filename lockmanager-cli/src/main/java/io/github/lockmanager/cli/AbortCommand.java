@@ -2,6 +2,7 @@ package io.github.lockmanager.cli;
 
 import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "abort", mixinStandardHelpOptions = true,
@@ -11,9 +12,13 @@ final class AbortCommand extends StoreCommand {
     @Parameters(paramLabel = "KEY", description = "The key as the application names it")
     String key;
 
+    @Option(names = "--by", paramLabel = "NAME", description = "Who asks, for the log; default: ${DEFAULT-VALUE}",
+            defaultValue = "${sys:user.name} (lockmanager command)")
+    String requestedBy;
+
     @Override
     int run(LockStore store) throws Exception {
-        if (!store.markAbort(keyOptions.key(key))) {
+        if (!admin(store).abort(key, keyOptions.level, requestedBy)) {
             return notLocked(key);
         }
         out().println("Abort asked of the holders of '" + key + "'; their nodes interrupt them at their next poll.");

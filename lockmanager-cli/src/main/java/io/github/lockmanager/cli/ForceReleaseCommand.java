@@ -6,6 +6,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.util.List;
+
 @Command(name = "force-release", mixinStandardHelpOptions = true,
         description = "Releases every live record of KEY, whoever holds it. Each holder's node learns at its next "
                 + "check that the lock is no longer its own (NOT_OWNED), interrupts the holder and refuses its guarded "
@@ -22,15 +24,12 @@ final class ForceReleaseCommand extends StoreCommand {
         if (requestedBy.isBlank()) {
             throw new IllegalArgumentException("--by must name who asks");
         }
-        int released = 0;
-        for (LockRecord record : store.inspect(keyOptions.key(key))) {
-            if (store.release(record.handle())) {
-                released++;
-                out().println("Released '" + key + "' held " + record.mode() + " by node '" + record.nodeId()
-                        + "', thread '" + record.threadName() + "', fencing token " + record.fencingToken()
-                        + ", as asked by " + requestedBy);
-            }
+        List<LockRecord> released = admin(store).forceRelease(key, keyOptions.level, requestedBy);
+        for (LockRecord record : released) {
+            out().println("Released '" + key + "' held " + record.mode() + " by node '" + record.nodeId()
+                    + "', thread '" + record.threadName() + "', fencing token " + record.fencingToken()
+                    + ", as asked by " + requestedBy);
         }
-        return released == 0 ? notLocked(key) : 0;
+        return released.isEmpty() ? notLocked(key) : 0;
     }
 }

@@ -1,7 +1,6 @@
 package io.github.lockmanager.cli;
 
 import io.github.lockmanager.LockLevel;
-import io.github.lockmanager.spi.LockKey;
 import picocli.CommandLine.Option;
 
 /** The scope of the keys a command names: client, farm and level, as the managers that take them use. */
@@ -15,11 +14,4 @@ final class KeyOptions {
 
     @Option(names = "--level", description = "DC or XDC; default: ${DEFAULT-VALUE}", defaultValue = "DC")
     LockLevel level;
-
-    LockKey key(String name) {
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("KEY must not be empty");
-        }
-        return LockKey.of(level, farm, client, name);
-    }
 }

@@ -1,15 +1,13 @@
 package io.github.lockmanager.cli;
 
-import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockStatus;
-import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.admin.LockAdmin;
+import io.github.lockmanager.admin.LockFilter;
 import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.time.Instant;
-import java.util.Comparator;
-import java.util.List;
+import java.time.Duration;
 
 @Command(name = "list", mixinStandardHelpOptions = true,
         description = "Lists the live locks of a client: one line per holder (a key held shared shows once per holder).")
@@ -33,22 +31,9 @@ final class ListCommand extends StoreCommand {
 
     @Override
     int run(LockStore store) throws Exception {
-        List<LockRecord> records = store.list().stream().filter(this::shown)
-                .sorted(Comparator.comparing((LockRecord r) -> r.key().name()).thenComparing(LockRecord::nodeId))
-                .toList();
-        if (format == Format.json) {
-            Records.json(records, Instant.now(), out());
-        } else {
-            Records.table(records, Instant.now(), out());
-        }
+        LockAdmin admin = allClients ? LockAdmin.builder(store).allClients().snapshotTtl(Duration.ZERO).build()
+                : admin(store);
+        print(admin.snapshot().matching(new LockFilter(prefix, node, status)), format, admin);
         return 0;
-    }
-
-    private boolean shown(LockRecord record) {
-        boolean client = allClients || (record.key().clientId().equals(keyOptions.client)
-                && (record.key().level() == LockLevel.XDC || keyOptions.farm.equals(record.key().farmId())));
-        return client && (prefix == null || record.key().name().startsWith(prefix))
-                && (node == null || record.nodeId().equals(node))
-                && (status == null || record.status() == status);
     }
 }

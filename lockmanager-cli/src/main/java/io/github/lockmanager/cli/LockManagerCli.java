@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(name = "lockmanager", mixinStandardHelpOptions = true, versionProvider = LockManagerCli.Version.class,
         description = "Lists and administers the locks that lockmanager keeps in a JDBC database, HBase or Aerospike.",
         subcommands = {ListCommand.class, ShowCommand.class, AbortCommand.class, ForceReleaseCommand.class,
-                CleanupCommand.class},
+                CleanupCommand.class, ServeCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:the store failed", "2:bad usage", "3:the key is not locked",
                 "4:the store cannot be reached or used"})

@@ -1,12 +1,12 @@
 package io.github.lockmanager.cli;
 
+import io.github.lockmanager.admin.LockAdmin;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.time.Instant;
 import java.util.List;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
@@ -21,15 +21,12 @@ final class ShowCommand extends StoreCommand {
 
     @Override
     int run(LockStore store) throws Exception {
-        List<LockRecord> records = store.inspect(keyOptions.key(key));
+        LockAdmin admin = admin(store);
+        List<LockRecord> records = admin.inspect(key, keyOptions.level);
         if (records.isEmpty()) {
             return notLocked(key);
         }
-        if (format == ListCommand.Format.json) {
-            Records.json(records, Instant.now(), out());
-        } else {
-            Records.table(records, Instant.now(), out());
-        }
+        print(records, format, admin);
         return 0;
     }
 }

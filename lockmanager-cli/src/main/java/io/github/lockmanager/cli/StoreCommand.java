@@ -1,6 +1,9 @@
 package io.github.lockmanager.cli;
 
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.admin.LockAdmin;
+import io.github.lockmanager.admin.LockJson;
+import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -8,6 +11,8 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -49,6 +54,21 @@ abstract class StoreCommand implements Callable<Integer> {
     }
 
     abstract int run(LockStore store) throws Exception;
+
+    /** The admin of {@code store}'s locks of the command's client and farm, scanning afresh on every call. */
+    LockAdmin admin(LockStore store) {
+        return LockAdmin.builder(store).clientId(keyOptions.client).farmId(keyOptions.farm).snapshotTtl(Duration.ZERO)
+                .build();
+    }
+
+    /** Records as {@code format} says, with "expires in" as of now. */
+    void print(List<LockRecord> records, ListCommand.Format format, LockAdmin admin) {
+        if (format == ListCommand.Format.json) {
+            out().println(LockJson.array(records, admin.now(), admin));
+        } else {
+            Records.table(records, admin.now(), out());
+        }
+    }
 
     PrintWriter out() {
         return spec.commandLine().getOut();

@@ -11,14 +11,21 @@ import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -125,8 +132,30 @@ class LockManagerCliTest {
     }
 
     @Test
+    void serveShowsTheLocksOnAPageUntilStopped() throws Exception {
+        LockManager a = node("postgres", "node-a");
+        holderThread.submit(() -> a.lock("served-job")).get(30, TimeUnit.SECONDS);
+        assertThat(run("postgres", "serve", "--actions", "--port", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--actions needs --admin-user");
+
+        CompletableFuture<Integer> serving = new CompletableFuture<>();
+        Thread server = new Thread(() -> serving.complete(run("postgres", "serve", "--port", "0",
+                "--held-too-long", "PT1H")), "cli-serve");
+        server.start();
+        Pattern address = Pattern.compile("at (http://127\\.0\\.0\\.1:\\d+/) \\(read-only\\)");
+        Matcher url = await().atMost(Duration.ofSeconds(30)).until(() -> address.matcher(out.toString()), Matcher::find);
+        HttpResponse<String> locks = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(url.group(1) + "locks.json")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(locks.body()).contains("\"key\": \"served-job\"", "\"node\": \"node-a\"",
+                "\"heldTooLongThreshold\": \"PT1H\"");
+
+        server.interrupt();
+        assertThat(serving.get(30, TimeUnit.SECONDS)).isZero();
+    }
+
+    @Test
     void everyCommandHasHelp() {
-        for (String command : List.of("list", "show", "abort", "force-release", "cleanup")) {
+        for (String command : List.of("list", "show", "abort", "force-release", "cleanup", "serve")) {
             CommandLine line = LockManagerCli.commandLine();
             line.setOut(new PrintWriter(out, true));
             assertThat(line.execute(command, "--help")).isZero();

@@ -8,6 +8,7 @@ import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRecord;
@@ -107,7 +108,7 @@ final class Acquirer {
                 refuseUpgrade(key, level, LockMode.EXCLUSIVE, me);
             }
             // a key already in the table passed this when it was first locked
-            KeyValidator.validate(key);
+            LockKey.requireName(key);
             Acquisition mine = new Acquisition(handle(key, level), me);
             if (table.putIfAbsent(mine) != null) {
                 continue;
@@ -140,7 +141,7 @@ final class Acquirer {
                 throw new AlreadyLockedException(key, nodeId, own.holderName(), true);
             }
             refuseUpgrade(key, level, mode, me);
-            KeyValidator.validate(key);
+            LockKey.requireName(key);
             Acquisition mine = new ModeAcquisition(handle(key, level), me, mode);
             if (table.putIfAbsent(mine) != null) {
                 continue;

@@ -9,6 +9,7 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.Require;
+import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
@@ -112,7 +113,7 @@ final class LockEngine implements LockManager {
                 + "the ancestors", mode);
         lifecycle.requireOpen();
         requireModes();
-        return PathResource.take(acquirer, KeyValidator.pathPrefixes(path, settings.pathSeparator()), mode, level,
+        return PathResource.take(acquirer, LockPaths.prefixes(path, settings.pathSeparator()), mode, level,
                 Thread.currentThread());
     }
 
@@ -135,7 +136,7 @@ final class LockEngine implements LockManager {
         Thread me = Thread.currentThread();
         Acquisition acquisition = table.get(level, key);
         if (acquisition == null) {
-            KeyValidator.validate(key);
+            LockKey.requireName(key);
         }
         if (acquisition == null || !acquisition.isHeldBy(me) || !acquisition.isHeld()) {
             log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
@@ -327,7 +328,7 @@ final class LockEngine implements LockManager {
 
     private static void requireValidArguments(String key, LockLevel level) {
         requireArguments(key, level);
-        KeyValidator.validate(key);
+        LockKey.requireName(key);
     }
 
     @Override

@@ -277,7 +277,7 @@ public final class LockManagerBuilder {
 
     private static String checkId(String name, String id, int maxLength) {
         LockKey.requireId(name, id);
-        KeyValidator.requireText(name, id);
+        LockKey.requireText(name, id);
         Require.argument(id.length() <= maxLength, "%s must be at most %d chars, was %d", name, maxLength, id.length());
         return id;
     }

@@ -1,0 +1,189 @@
+'use strict';
+// Everything the store gives is text: it is only ever put into the page with textContent, never as markup.
+(function () {
+  const page = document.body.dataset;
+  const actionsEnabled = page.actions === 'enabled';
+  const signedIn = page.user !== '';
+  const $ = (id) => document.getElementById(id);
+  let timer = null;
+
+  function element(tag, text, className) {
+    const el = document.createElement(tag);
+    if (text !== undefined && text !== null) el.textContent = text;
+    if (className) el.className = className;
+    return el;
+  }
+
+  function account() {
+    const box = $('account');
+    if (!actionsEnabled) {
+      box.textContent = 'Read-only';
+      return;
+    }
+    if (signedIn) {
+      box.append('Signed in as ', element('strong', page.user));
+      if (page.signIn) {
+        const out = element('a', 'Sign out');
+        out.href = 'sign-out';
+        box.append(out);
+      }
+    } else if (page.signIn) {
+      box.append('Actions need a signed-in user.');
+      const link = element('a', 'Sign in');
+      link.href = page.signIn;
+      link.id = 'sign-in-link';
+      box.append(link);
+    } else {
+      box.textContent = 'Actions need a signed-in user.';
+    }
+    $('clean-up').hidden = false;
+    $('clean-up').disabled = !signedIn;
+  }
+
+  function show(text, isError) {
+    const box = $('message');
+    box.textContent = text;
+    box.className = isError ? 'error' : '';
+    box.hidden = false;
+  }
+
+  function ago(iso) {
+    const seconds = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+    if (seconds < 60) return Math.round(seconds) + ' s ago';
+    if (seconds < 3600) return Math.round(seconds / 60) + ' min ago';
+    if (seconds < 86400) return (seconds / 3600).toFixed(1) + ' h ago';
+    return (seconds / 86400).toFixed(1) + ' days ago';
+  }
+
+  function expiresIn(millis) {
+    return millis <= 0 ? 'expired' : (millis / 1000).toFixed(1) + ' s';
+  }
+
+  function query() {
+    const params = new URLSearchParams();
+    for (const name of ['prefix', 'node', 'status']) {
+      const value = $(name).value;
+      if (value) params.set(name, value);
+    }
+    return params.toString();
+  }
+
+  async function load() {
+    try {
+      const response = await fetch('locks.json?' + query(), {headers: {'Accept': 'application/json'}});
+      const data = await response.json();
+      if (!response.ok) {
+        show(data.error || ('the server answered ' + response.status), true);
+        return;
+      }
+      render(data);
+    } catch (e) {
+      show('Cannot reach the admin page\'s server: ' + e.message, true);
+    }
+  }
+
+  function render(data) {
+    const nodes = $('node');
+    const chosen = nodes.value;
+    nodes.replaceChildren(element('option', 'any'));
+    nodes.firstChild.value = '';
+    for (const node of data.nodes) {
+      const option = element('option', node);
+      option.value = node;
+      nodes.append(option);
+    }
+    if (chosen && !data.nodes.includes(chosen)) {
+      const option = element('option', chosen);
+      option.value = chosen;
+      nodes.append(option);
+    }
+    nodes.value = chosen;
+
+    const shown = data.locks.length;
+    $('summary').textContent = shown + ' of ' + data.total + (data.total === 1 ? ' lock' : ' locks')
+      + ' · as of ' + new Date(data.takenAt).toLocaleTimeString()
+      + (data.heldTooLongThreshold ? ' · held too long after ' + data.heldTooLongThreshold.replace('PT', '').toLowerCase() : '');
+    const body = document.querySelector('#locks tbody');
+    body.replaceChildren();
+    document.querySelectorAll('.actions-column').forEach((c) => { c.hidden = !actionsEnabled; });
+    if (shown === 0) {
+      const cell = element('td', data.total === 0 ? 'No live locks.' : 'No lock matches the filters.', 'empty');
+      cell.colSpan = 10;
+      const row = element('tr');
+      row.append(cell);
+      body.append(row);
+      return;
+    }
+    for (const lock of data.locks) {
+      const row = element('tr');
+      row.dataset.key = lock.key;
+      row.dataset.node = lock.node;
+      row.append(element('td', lock.key, 'key'), element('td', lock.level), element('td', lock.mode.toLowerCase()),
+        element('td', lock.node), element('td', lock.thread, 'muted'), element('td', String(lock.fencingToken), 'num'));
+      const since = element('td', ago(lock.lockedAt));
+      since.title = lock.lockedAt;
+      const expires = element('td', expiresIn(lock.expiresInMillis), lock.expiresInMillis <= 0 ? 'expired' : '');
+      expires.title = lock.expiresAt;
+      const status = element('td');
+      status.className = 'status';
+      status.append(element('span', lock.status === 'ABORT' ? 'abort asked' : 'running',
+        'pill ' + lock.status.toLowerCase()));
+      if (lock.heldTooLong) status.append(element('span', 'held too long', 'pill too-long'));
+      row.append(since, expires, status);
+      if (actionsEnabled) {
+        const actions = element('td', null, 'actions-column');
+        actions.append(button('Abort', 'abort', lock), button('Force release', 'force-release', lock));
+        row.append(actions);
+      }
+      body.append(row);
+    }
+  }
+
+  function button(label, action, lock) {
+    const b = element('button', label, 'action ' + action);
+    b.type = 'button';
+    b.disabled = !signedIn;
+    b.title = signedIn ? '' : 'Sign in to act';
+    b.addEventListener('click', () => {
+      const question = action === 'abort'
+        ? 'Ask every holder of "' + lock.key + '" to stop? Their threads are interrupted.'
+        : 'Release "' + lock.key + '" for every holder now? They lose the lock; prefer Abort.';
+      if (window.confirm(question)) act(action, {key: lock.key, level: lock.level});
+    });
+    return b;
+  }
+
+  async function act(action, fields) {
+    try {
+      const response = await fetch('actions/' + action, {
+        method: 'POST',
+        headers: {'X-CSRF-Token': page.csrf, 'Content-Type': 'application/x-www-form-urlencoded'},
+        body: new URLSearchParams(fields).toString(),
+      });
+      const data = await response.json();
+      show(data.message || data.error, !response.ok);
+    } catch (e) {
+      show('The action did not reach the server: ' + e.message, true);
+    }
+    load();
+  }
+
+  function schedule() {
+    if (timer) clearInterval(timer);
+    timer = $('auto').checked ? setInterval(load, 5000) : null;
+  }
+
+  let typing = null;
+  $('prefix').addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(load, 250); });
+  $('filters').addEventListener('submit', (e) => { e.preventDefault(); load(); });
+  $('node').addEventListener('change', load);
+  $('status').addEventListener('change', load);
+  $('refresh').addEventListener('click', load);
+  $('auto').addEventListener('change', schedule);
+  $('clean-up').addEventListener('click', () => {
+    if (window.confirm('Delete the records of locks that are free or expired?')) act('clean-up', {});
+  });
+  account();
+  schedule();
+  load();
+})();
