@@ -50,4 +50,25 @@ public interface LockEventListener {
     /** A hold outlived the manager's held-too-long threshold (once per acquisition). */
     default void heldTooLong(Lock lock, Duration heldFor) {
     }
+
+    /**
+     * A blocking wait for a lock ended, as reported through {@link LockManager#waitEnded} (by
+     * {@code LockManagerUtils.waitForLock} and its siblings, once per wait).
+     *
+     * @param waited from the wait's start to its end
+     */
+    default void waited(String key, LockLevel level, LockMode mode, Duration waited, WaitResult result) {
+    }
+
+    /** How a blocking wait for a lock ended. */
+    enum WaitResult {
+        /** The waiter got the lock. */
+        ACQUIRED,
+        /** The wait's deadline passed first. */
+        TIMED_OUT,
+        /** The waiting thread was interrupted. */
+        INTERRUPTED,
+        /** The store failed, or the lock could not be taken for another reason than a holder. */
+        FAILED
+    }
 }

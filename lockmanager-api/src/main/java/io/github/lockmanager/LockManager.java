@@ -183,6 +183,18 @@ public interface LockManager extends AutoCloseable {
      */
     boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException;
 
+    /**
+     * Reports to this manager's {@link LockEventListener} that a blocking wait for {@code key} ended: the waiting
+     * helpers ({@code LockManagerUtils}) call it once per wait, and so may code that waits on {@link #lock} in a loop
+     * of its own, so that waits show in the manager's metrics. Costs nothing without a listener; never throws for a
+     * listener's failure. The default does nothing.
+     *
+     * @param waited from the wait's start to its end
+     */
+    default void waitEnded(String key, LockLevel level, LockMode mode, java.time.Duration waited,
+                           LockEventListener.WaitResult result) {
+    }
+
     /** The level the methods without a level argument use. */
     LockLevel getDefaultLevel();
 

@@ -83,6 +83,12 @@ final class Events {
         }
     }
 
+    void waited(String key, LockLevel level, LockMode mode, Duration waited, LockEventListener.WaitResult result) {
+        if (on) {
+            tell("waited", l -> l.waited(key, level, mode, waited, result));
+        }
+    }
+
     private void tell(String event, Consumer<LockEventListener> call) {
         try {
             call.accept(listener);

@@ -1,6 +1,7 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockEventListener;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
@@ -16,6 +17,7 @@ import io.github.lockmanager.spi.LockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +42,7 @@ final class LockEngine implements LockManager {
     private final Delivery delivery;
     private final Acquirer acquirer;
     private final LeaseKeeper keeper;
+    private final Events events;
     private final AdminBean adminBean;
 
     private LockEngine(EngineSettings settings) {
@@ -48,7 +51,7 @@ final class LockEngine implements LockManager {
         this.keys = new KeyScope(settings);
         this.lifecycle = new Lifecycle(settings.nodeId());
         this.calls = new StoreCalls(store.isInMemory());
-        Events events = new Events(settings);
+        this.events = new Events(settings);
         this.releaser = new Releaser(settings, table, calls, events);
         this.delivery = new Delivery(settings, table, calls, releaser, events);
         HeldTooLong heldTooLong = new HeldTooLong(settings, events);
@@ -245,6 +248,15 @@ final class LockEngine implements LockManager {
         requireValidArguments(key, level);
         lifecycle.requireNotClosed();
         return table.awaitAllGone(level, key, System.nanoTime() + unit.toNanos(timeout));
+    }
+
+    @Override
+    public void waitEnded(String key, LockLevel level, LockMode mode, Duration waited, LockEventListener.WaitResult result) {
+        requireValidArguments(key, level);
+        Require.notNull(mode, "mode");
+        Require.notNull(waited, "waited");
+        Require.notNull(result, "result");
+        events.waited(key, level, mode, waited, result);
     }
 
     LockManagerMXBean admin() {

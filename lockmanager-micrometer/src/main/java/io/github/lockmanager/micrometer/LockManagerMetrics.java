@@ -39,6 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       ({@code not_owned}, {@code renewal_unconfirmed});</li>
  *   <li>{@code lockmanager.aborts} (counter): aborts that reached a holder of this node;
  *       {@code lockmanager.held.too.long} (counter): holds that outlived the held-too-long threshold;</li>
+ *   <li>{@code lockmanager.waits} (timer): blocking waits for a lock ({@code LockManagerUtils.waitForLock} and its
+ *       siblings) from start to end; tags {@code result} ({@code acquired}, {@code timed_out}, {@code interrupted},
+ *       {@code failed}), {@code level}, {@code mode};</li>
  *   <li>{@code lockmanager.locks.held} (gauge): acquisitions held now.</li>
  * </ul>
  * Events that arrive before {@link #bindTo} are not counted. Thread-safe; one instance per manager.
@@ -123,6 +126,16 @@ public final class LockManagerMetrics implements LockEventListener, MeterBinder 
     @Override
     public void heldTooLong(Lock lock, Duration heldFor) {
         count("lockmanager.held.too.long", "Holds that outlived the held-too-long threshold", Tags.empty());
+    }
+
+    @Override
+    public void waited(String key, LockLevel level, LockMode mode, Duration waited, WaitResult result) {
+        MeterRegistry r = registry;
+        if (r != null) {
+            Timer.builder("lockmanager.waits").tags(tags).tag("result", result.name().toLowerCase(java.util.Locale.ROOT))
+                    .tags(scope(level, mode)).description("Blocking waits for a lock, by how they ended").register(r)
+                    .record(waited);
+        }
     }
 
     private void count(String name, String description, Tags more) {

@@ -9,7 +9,9 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.utils.LockManagerUtils;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +24,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -145,6 +149,31 @@ class LockManagerMetricsTest {
         measured.lock("slow").close();
         assertThat(held()).isZero();
         assertThat(registry.get("lockmanager.hold").timer().count()).isEqualTo(1);
+    }
+
+    @Test
+    void waitsForALockAreTimedByHowTheyEnded() throws Exception {
+        LockManager measured = measured();
+        LockManager other = node(LockManagerBuilder.newBuilder().store(store), "other");
+        LockResource busy = other.lock("queue");
+        assertThatThrownBy(() -> LockManagerUtils.waitForLock(measured, "queue", 20, 100))
+                .isInstanceOf(TimeoutException.class);
+        Timer timedOut = registry.get("lockmanager.waits").tags("result", "timed_out", "level", "dc", "mode",
+                "exclusive", "service", "test").timer();
+        assertThat(timedOut.count()).isEqualTo(1);
+        assertThat(timedOut.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(100);
+
+        Future<LockResource> waiting = holderThread.submit(() -> LockManagerUtils.waitForSharedLock(measured, "queue",
+                20, 30_000));
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.acquisitions", "result", "refused",
+                "mode", "shared") >= 1);
+        busy.close();
+        waiting.get(30, TimeUnit.SECONDS).close();
+        assertThat(registry.get("lockmanager.waits").tags("result", "acquired", "mode", "shared").timer().count())
+                .isEqualTo(1);
+        assertThatThrownBy(() -> LockManagerUtils.waitForLock(measured, "", 20, 100))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(registry.find("lockmanager.waits").timers()).as("a refused argument is no wait").hasSize(2);
     }
 
     @Test

@@ -1,12 +1,15 @@
 package io.github.lockmanager.utils;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockEventListener.WaitResult;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.Require;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -35,8 +38,8 @@ public final class LockManagerUtils {
             throws LockException, InterruptedException {
         checkManager(lockManager);
         try {
-            return await(() -> lockManager.lock(key), lockManager, key, lockManager.getDefaultLevel(), waitIntervalMillis,
-                    false, 0);
+            return await(() -> lockManager.lock(key), lockManager, key, lockManager.getDefaultLevel(), LockMode.EXCLUSIVE,
+                    waitIntervalMillis, false, 0);
         } catch (TimeoutException e) {
             throw new IllegalStateException("a wait without a deadline cannot time out", e);
         }
@@ -60,8 +63,8 @@ public final class LockManagerUtils {
     public static LockResource waitForLock(LockManager lockManager, String key, LockLevel level, long waitIntervalMillis,
                                            long timeoutMillis) throws LockException, TimeoutException, InterruptedException {
         checkManager(lockManager);
-        return await(() -> lockManager.lock(key, level), lockManager, key, level, waitIntervalMillis, true,
-                deadline(timeoutMillis));
+        return await(() -> lockManager.lock(key, level), lockManager, key, level, LockMode.EXCLUSIVE, waitIntervalMillis,
+                true, deadline(timeoutMillis));
     }
 
     /**
@@ -83,8 +86,8 @@ public final class LockManagerUtils {
                                                  long waitIntervalMillis, long timeoutMillis)
             throws LockException, TimeoutException, InterruptedException {
         checkManager(lockManager);
-        return await(() -> lockManager.lockShared(key, level), lockManager, key, level, waitIntervalMillis, true,
-                deadline(timeoutMillis));
+        return await(() -> lockManager.lockShared(key, level), lockManager, key, level, LockMode.SHARED,
+                waitIntervalMillis, true, deadline(timeoutMillis));
     }
 
     private static long deadline(long timeoutMillis) {
@@ -100,12 +103,41 @@ public final class LockManagerUtils {
         LockResource take() throws LockException;
     }
 
+    /**
+     * Waits as {@link #poll} does and reports how the wait ended to the manager's event listener; a call refused for
+     * its arguments or a closed manager was no wait and is not reported.
+     */
     private static LockResource await(Attempt attempt, LockManager lockManager, String key, LockLevel level,
-                                      long waitIntervalMillis, boolean hasDeadline, long deadlineNanos)
+                                      LockMode mode, long waitIntervalMillis, boolean hasDeadline, long deadlineNanos)
             throws LockException, TimeoutException, InterruptedException {
         if (waitIntervalMillis <= 0) {
             throw new IllegalArgumentException("waitIntervalMillis must be positive, was " + waitIntervalMillis);
         }
+        long start = System.nanoTime();
+        WaitResult result = WaitResult.FAILED;
+        try {
+            LockResource lock = poll(attempt, lockManager, key, level, waitIntervalMillis, hasDeadline, deadlineNanos);
+            result = WaitResult.ACQUIRED;
+            return lock;
+        } catch (TimeoutException e) {
+            result = WaitResult.TIMED_OUT;
+            throw e;
+        } catch (InterruptedException e) {
+            result = WaitResult.INTERRUPTED;
+            throw e;
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            result = null;
+            throw e;
+        } finally {
+            if (result != null) {
+                lockManager.waitEnded(key, level, mode, Duration.ofNanos(System.nanoTime() - start), result);
+            }
+        }
+    }
+
+    private static LockResource poll(Attempt attempt, LockManager lockManager, String key, LockLevel level,
+                                     long waitIntervalMillis, boolean hasDeadline, long deadlineNanos)
+            throws LockException, TimeoutException, InterruptedException {
         long intervalNanos = TimeUnit.MILLISECONDS.toNanos(waitIntervalMillis);
         while (true) {
             if (Thread.interrupted()) {
