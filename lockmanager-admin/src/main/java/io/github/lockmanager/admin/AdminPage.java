@@ -33,6 +33,8 @@ final class AdminPage {
     private static final Logger log = LoggerFactory.getLogger(AdminPage.class);
     private static final String JSON = "application/json; charset=utf-8";
     private static final int MAX_FILTER_LENGTH = 256;
+    /** The most rows a page gets: a browser stays quick; filters narrow the rest down. */
+    static final int MAX_ROWS = 500;
 
     private final LockAdmin admin;
     private final boolean actionsEnabled;
@@ -118,7 +120,8 @@ final class AdminPage {
         }
         try {
             LockSnapshot snapshot = admin.snapshot();
-            List<LockRecord> shown = snapshot.matching(filter);
+            List<LockRecord> matching = snapshot.matching(filter);
+            List<LockRecord> shown = matching.size() > MAX_ROWS ? matching.subList(0, MAX_ROWS) : matching;
             Instant now = admin.now();
             StringBuilder nodes = new StringBuilder("[");
             snapshot.locks().stream().map(LockRecord::nodeId).distinct().sorted()
@@ -126,6 +129,7 @@ final class AdminPage {
             String json = "{\"scope\": " + LockJson.quote(admin.scope())
                     + ", \"takenAt\": " + LockJson.quote(snapshot.takenAt().toString())
                     + ", \"total\": " + snapshot.locks().size()
+                    + ", \"matching\": " + matching.size()
                     + ", \"nodes\": " + nodes.append(']')
                     + ", \"heldTooLongThreshold\": " + (admin.heldTooLongThreshold() == null ? "null"
                     : LockJson.quote(admin.heldTooLongThreshold().toString()))

@@ -101,6 +101,7 @@
 
     const shown = data.locks.length;
     $('summary').textContent = shown + ' of ' + data.total + (data.total === 1 ? ' lock' : ' locks')
+      + (data.matching > shown ? ' (the first ' + shown + ' of ' + data.matching + ' matching: narrow the filters)' : '')
       + ' · as of ' + new Date(data.takenAt).toLocaleTimeString()
       + (data.heldTooLongThreshold ? ' · held too long after ' + data.heldTooLongThreshold.replace('PT', '').toLowerCase() : '');
     const body = document.querySelector('#locks tbody');

@@ -3,6 +3,7 @@ package io.github.lockmanager.admin;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.testing.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -40,6 +41,14 @@ class AdminPageBrowserTest extends AdminFixture {
     private WebDriverWait wait;
     private LockAdminServer server;
     private Path profile;
+
+    /** Held, as JUL keeps loggers weakly: Selenium warns that it has no DevTools for this Chromium, which is unused. */
+    private static final java.util.logging.Logger SELENIUM_LOG = java.util.logging.Logger.getLogger("org.openqa.selenium");
+
+    @BeforeAll
+    static void quietSelenium() {
+        SELENIUM_LOG.setLevel(java.util.logging.Level.SEVERE);
+    }
 
     @BeforeEach
     void openBrowser() throws Exception {

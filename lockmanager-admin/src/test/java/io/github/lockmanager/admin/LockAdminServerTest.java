@@ -144,6 +144,19 @@ class LockAdminServerTest extends AdminFixture {
     }
 
     @Test
+    void aPageGetsAtMostMaxRowsAndSaysHowManyMatched() throws Exception {
+        LockManager a = node("node-a");
+        for (int i = 0; i <= AdminPage.MAX_ROWS; i++) {
+            a.lock(String.format("bulk-%04d", i));
+        }
+        serve(admin().build(), false);
+        String json = get("/locks.json?prefix=bulk-").body();
+        assertThat(json).contains("\"matching\": " + (AdminPage.MAX_ROWS + 1), "bulk-0000")
+                .doesNotContain(String.format("bulk-%04d", AdminPage.MAX_ROWS));
+        assertThat(json.split("\"key\": ", -1)).hasSize(AdminPage.MAX_ROWS + 1);
+    }
+
+    @Test
     void flagsLocksHeldLongerThanTheThreshold() throws Exception {
         hold(node("node-a"), "slow-job");
         ManualTimeSource clock = new ManualTimeSource(java.time.Instant.now());

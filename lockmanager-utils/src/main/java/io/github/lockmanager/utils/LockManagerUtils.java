@@ -37,12 +37,7 @@ public final class LockManagerUtils {
     public static LockResource waitForLock(LockManager lockManager, String key, long waitIntervalMillis)
             throws LockException, InterruptedException {
         checkManager(lockManager);
-        try {
-            return await(() -> lockManager.lock(key), lockManager, key, lockManager.getDefaultLevel(), LockMode.EXCLUSIVE,
-                    waitIntervalMillis, false, 0);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("a wait without a deadline cannot time out", e);
-        }
+        return waitForLock(lockManager, key, lockManager.getDefaultLevel(), waitIntervalMillis);
     }
 
     /**
@@ -65,6 +60,18 @@ public final class LockManagerUtils {
         checkManager(lockManager);
         return await(() -> lockManager.lock(key, level), lockManager, key, level, LockMode.EXCLUSIVE, waitIntervalMillis,
                 true, deadline(timeoutMillis));
+    }
+
+    /** {@link #waitForLock(LockManager, String, long)} at {@code level}. */
+    public static LockResource waitForLock(LockManager lockManager, String key, LockLevel level, long waitIntervalMillis)
+            throws LockException, InterruptedException {
+        checkManager(lockManager);
+        try {
+            return await(() -> lockManager.lock(key, level), lockManager, key, level, LockMode.EXCLUSIVE,
+                    waitIntervalMillis, false, 0);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("a wait without a deadline cannot time out", e);
+        }
     }
 
     /**
