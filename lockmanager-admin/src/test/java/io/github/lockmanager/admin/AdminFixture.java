@@ -1,12 +1,10 @@
 package io.github.lockmanager.admin;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -23,7 +21,6 @@ import java.util.concurrent.TimeUnit;
  * that hold a lock, note when they are interrupted, and give the lock back when the test lets them.
  */
 abstract class AdminFixture {
-    static HikariDataSource pool;
     static JdbcLockStore store;
 
     final String client = "admin-" + UUID.randomUUID().toString().substring(0, 8);
@@ -32,18 +29,8 @@ abstract class AdminFixture {
 
     @BeforeAll
     static void database() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(System.getProperty("lockmanager.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"));
-        config.setUsername("postgres");
-        config.setMaximumPoolSize(8);
-        pool = new HikariDataSource(config);
-        store = JdbcLockStore.builder(pool).tableName("lockmanager_admin").build();
+        store = JdbcLockStore.builder(DatabaseAccess.postgres()).tableName("lockmanager_admin").build();
         store.initialize();
-    }
-
-    @AfterAll
-    static void closePool() {
-        pool.close();
     }
 
     @AfterEach

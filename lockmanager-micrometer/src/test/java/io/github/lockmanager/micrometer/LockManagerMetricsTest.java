@@ -1,19 +1,17 @@
 package io.github.lockmanager.micrometer;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import io.github.lockmanager.testing.InstrumentedStore;
 import io.github.lockmanager.utils.LockManagerUtils;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +32,6 @@ import static org.awaitility.Awaitility.await;
 
 /** The meters of a lock manager on the local PostgreSQL ({@code -Dlockmanager.postgres.url} to use another). */
 class LockManagerMetricsTest {
-    private static HikariDataSource pool;
     private static JdbcLockStore store;
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -47,18 +44,8 @@ class LockManagerMetricsTest {
 
     @BeforeAll
     static void database() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(System.getProperty("lockmanager.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"));
-        config.setUsername("postgres");
-        config.setMaximumPoolSize(6);
-        pool = new HikariDataSource(config);
-        store = JdbcLockStore.builder(pool).tableName("lockmanager_metrics").build();
+        store = JdbcLockStore.builder(DatabaseAccess.postgres()).tableName("lockmanager_metrics").build();
         store.initialize();
-    }
-
-    @AfterAll
-    static void closePool() {
-        pool.close();
     }
 
     @AfterEach

@@ -1,11 +1,9 @@
 package io.github.lockmanager.spring.integration;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,7 +24,6 @@ import static org.awaitility.Awaitility.await;
 
 /** The registry on two nodes of the local PostgreSQL ({@code -Dlockmanager.postgres.url} to use another). */
 class LockManagerLockRegistryTest {
-    private static HikariDataSource pool;
     private static JdbcLockStore store;
 
     private final String client = "registry-" + UUID.randomUUID().toString().substring(0, 8);
@@ -35,18 +32,8 @@ class LockManagerLockRegistryTest {
 
     @BeforeAll
     static void database() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(System.getProperty("lockmanager.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"));
-        config.setUsername("postgres");
-        config.setMaximumPoolSize(6);
-        pool = new HikariDataSource(config);
-        store = JdbcLockStore.builder(pool).tableName("lockmanager_registry").build();
+        store = JdbcLockStore.builder(DatabaseAccess.postgres()).tableName("lockmanager_registry").build();
         store.initialize();
-    }
-
-    @AfterAll
-    static void closePool() {
-        pool.close();
     }
 
     @AfterEach
