@@ -1,6 +1,6 @@
 package io.github.lockmanager.admin;
 
-import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManagerException;
@@ -17,13 +17,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What an operator sees of and does to the locks of one client in a store: the engine behind the admin page
  * ({@link LockAdminServlet}, {@link LockAdminServer}) and the {@code lockmanager} command.
  *
  * <p>The list is one scan of the store shared by every caller for {@link Builder#snapshotTtl the snapshot's time to
- * live}: many viewers refreshing a page cost one scan per period, not one each. An action drops the snapshot, so the
+ * live}: many viewers refreshing a page cost one scan per period, not one each; callers that arrive during a scan wait
+ * for its result. A failed scan is not kept: the next caller scans again. An action drops the snapshot, so the
  * next view shows its effect. Every action is logged with who asked.
  *
  * <p>Thread-safe. The store is not closed by this class: it belongs to whoever opened it.
@@ -39,8 +41,11 @@ public final class LockAdmin {
     private final String farmId;
     private final Duration heldTooLongThreshold;
     private final TimeSource timeSource;
-    /** One entry, the snapshot: Caffeine lets one caller scan while the others wait for its result. */
-    private final Cache<Boolean, LockSnapshot> snapshot;
+    /**
+     * One entry, the snapshot, as a future: the first caller after it expired scans in its own thread while the others
+     * wait for that future, so neither a monitor nor the map is held while the store answers.
+     */
+    private final AsyncCache<Boolean, Scan> snapshot;
 
     private LockAdmin(Builder builder) {
         this.store = builder.store;
@@ -49,7 +54,7 @@ public final class LockAdmin {
         this.heldTooLongThreshold = builder.heldTooLongThreshold;
         this.timeSource = builder.timeSource;
         this.snapshot = Caffeine.newBuilder().expireAfterWrite(builder.snapshotTtl)
-                .ticker(timeSource::nanoTime).maximumSize(1).build();
+                .ticker(timeSource::nanoTime).maximumSize(1).buildAsync();
     }
 
     /** An admin of {@code store}'s locks of client {@code "default"} and farm {@code "default"}, as the builder's. */
@@ -63,26 +68,47 @@ public final class LockAdmin {
      * @throws LockManagerException if the store failed to list them
      */
     public LockSnapshot snapshot() throws LockManagerException {
-        try {
-            return snapshot.get(Boolean.TRUE, ignored -> scan());
-        } catch (StoreFailure e) {
-            throw e.failure;
-        }
-    }
-
-    private LockSnapshot scan() {
-        try {
-            List<LockRecord> records = new ArrayList<>();
-            for (LockRecord record : store.list()) {
-                if (inScope(record.key())) {
-                    records.add(record);
+        CompletableFuture<Scan> mine = new CompletableFuture<>();
+        CompletableFuture<Scan> current = snapshot.asMap().putIfAbsent(Boolean.TRUE, mine);
+        if (current == null) {
+            current = mine;
+            try {
+                mine.complete(new Scan(scan(), null));
+            } catch (LockManagerException | RuntimeException e) {
+                // kept out of the cache, so the next caller scans again; completed normally, so Caffeine does not log it
+                snapshot.asMap().remove(Boolean.TRUE, mine);
+                mine.complete(new Scan(null, e));
+            } finally {
+                if (!mine.isDone()) {
+                    // an Error ended the scan: the callers waiting for it must not wait forever
+                    snapshot.asMap().remove(Boolean.TRUE, mine);
+                    mine.complete(new Scan(null, new IllegalStateException("the scan of the lock store ended abnormally")));
                 }
             }
-            records.sort(ORDER);
-            return new LockSnapshot(records, timeSource.now());
-        } catch (LockManagerException e) {
-            throw new StoreFailure(e);
         }
+        Scan scan = current.join();
+        if (scan.failure instanceof LockManagerException failure) {
+            throw failure;
+        }
+        if (scan.failure != null) {
+            throw (RuntimeException) scan.failure;
+        }
+        return scan.snapshot;
+    }
+
+    /** What one scan of the store gave: a snapshot or the failure every caller waiting for it sees. */
+    private record Scan(LockSnapshot snapshot, Exception failure) {
+    }
+
+    private LockSnapshot scan() throws LockManagerException {
+        List<LockRecord> records = new ArrayList<>();
+        for (LockRecord record : store.list()) {
+            if (inScope(record.key())) {
+                records.add(record);
+            }
+        }
+        records.sort(ORDER);
+        return new LockSnapshot(records, timeSource.now());
     }
 
     private boolean inScope(LockKey key) {
@@ -134,7 +160,7 @@ public final class LockAdmin {
         LockKey scoped = scoped(key, level);
         Require.notEmpty(requestedBy, "requestedBy");
         boolean marked = store.markAbort(scoped);
-        snapshot.invalidateAll();
+        snapshot.synchronous().invalidateAll();
         if (marked) {
             log.info("Abort of lock '{}' ({}, client {}) asked by {}: its holders' nodes interrupt them at their next "
                     + "poll", key, level, scoped.clientId(), requestedBy);
@@ -169,7 +195,7 @@ public final class LockAdmin {
                 }
             }
         } finally {
-            snapshot.invalidateAll();
+            snapshot.synchronous().invalidateAll();
         }
         if (released.isEmpty()) {
             log.info("Force-release of lock '{}' ({}, client {}) asked by {}: it is not locked, nothing done", key,
@@ -188,7 +214,7 @@ public final class LockAdmin {
     public int cleanUp(String requestedBy) throws LockManagerException {
         Require.notEmpty(requestedBy, "requestedBy");
         int deleted = store.purgeIdleRecords();
-        snapshot.invalidateAll();
+        snapshot.synchronous().invalidateAll();
         log.info("Clean-up of idle lock records asked by {}: {} deleted", requestedBy, deleted);
         return deleted;
     }
@@ -200,16 +226,6 @@ public final class LockAdmin {
             throw new IllegalStateException("an admin of every client cannot act on a key: name the client");
         }
         return LockKey.of(level, farmId, clientId, key);
-    }
-
-    /** Carries a store failure out of the snapshot's loader, which may not throw checked exceptions. */
-    private static final class StoreFailure extends RuntimeException {
-        private final LockManagerException failure;
-
-        StoreFailure(LockManagerException failure) {
-            super(failure.getMessage(), failure, false, false);
-            this.failure = failure;
-        }
     }
 
     /** Settings of a {@link LockAdmin}; each is checked when set. */

@@ -3,6 +3,7 @@ package io.github.lockmanager.admin;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.store.support.CountingLockStore;
+import io.github.lockmanager.testing.InstrumentedStore;
 import io.github.lockmanager.testing.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -154,6 +155,22 @@ class LockAdminServerTest extends AdminFixture {
         assertThat(json).contains("\"matching\": " + (AdminPage.MAX_ROWS + 1), "bulk-0000")
                 .doesNotContain(String.format("bulk-%04d", AdminPage.MAX_ROWS));
         assertThat(json.split("\"key\": ", -1)).hasSize(AdminPage.MAX_ROWS + 1);
+    }
+
+    @Test
+    void aFailedScanIsReportedAndNotKept() throws Exception {
+        hold(node("node-a"), "survives");
+        InstrumentedStore cuttable = new InstrumentedStore(store);
+        serve(LockAdmin.builder(cuttable).clientId(client).snapshotTtl(Duration.ofMinutes(1))
+                .timeSource(new ManualTimeSource()).build(), false);
+        cuttable.setUnreachable(true);
+        HttpResponse<String> failed = get("/locks.json");
+        assertThat(failed.statusCode()).isEqualTo(503);
+        assertThat(failed.body()).contains("the lock store failed");
+
+        cuttable.setUnreachable(false);
+        assertThat(get("/locks.json").body()).as("scanned again at once, within the snapshot's time")
+                .contains("\"key\": \"survives\"");
     }
 
     @Test
