@@ -132,7 +132,8 @@ public final class LockAdminServer implements AutoCloseable {
         byte[] id = new byte[32];
         random.nextBytes(id);
         String session = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
-        sessions.values().removeIf(expiry -> expiry < System.nanoTime());
+        long now = System.nanoTime();
+        sessions.values().removeIf(expiry -> expiry - now < 0);
         sessions.put(session, System.nanoTime() + SESSION_LIFETIME.toNanos());
         log.info("Lock admin page: '{}' signed in from {}", user, remote);
         exchange.getResponseHeaders().add("Set-Cookie", COOKIE + "=" + session + "; Path=/; Max-Age="

@@ -36,7 +36,7 @@ import java.util.function.IntUnaryOperator;
 class Acquisition extends WeakReference<Thread> {
     private static final int ACQUIRING = 0;
     private static final int ENDED = -1;
-    /** The last hold is being given back by guarded work that removes the record itself ({@link HoldGuard}). */
+    /** The last hold is being given back by guarded work that removes the record itself ({@code HoldResource.Guard}). */
     private static final int RELEASING = -2;
     private static final VarHandle HOLDS;
 
@@ -208,6 +208,11 @@ class Acquisition extends WeakReference<Thread> {
 
     boolean isHeld() {
         return holds > 0;
+    }
+
+    /** Whether guarded work is giving back its last hold: not held, but not ended either (it may be kept). */
+    boolean isReleasing() {
+        return holds == RELEASING;
     }
 
     /**

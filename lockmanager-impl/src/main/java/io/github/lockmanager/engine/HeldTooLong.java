@@ -68,6 +68,10 @@ final class HeldTooLong {
             Acquisition acquisition = entry.getKey();
             Origin origin = entry.getValue();
             long heldMillis = TimeUnit.NANOSECONDS.toMillis(nowNanos - acquisition.grantedAtNanos());
+            if (acquisition.isReleasing()) {
+                // guarded work is giving back its last hold and may yet keep it: decided at a later check
+                continue;
+            }
             if (!acquisition.isHeld()) {
                 it.remove();
                 if (origin.warned) {

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
@@ -81,6 +82,24 @@ class HeldTooLongTest {
                 .until(() -> count("'nightly-report'.*has been held for") == 1);
         held.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> count("'nightly-report'.*has ended after about") == 1);
+    }
+
+    @Test
+    void aHoldKeptByFailedGuardedWorkIsStillWatched() throws Exception {
+        LockManager locks = manager(LockManagerBuilder.newBuilder().heldTooLongThreshold(THRESHOLD));
+        LockResource held = locks.lock("guarded-report");
+        try (GuardedHold guard = held.guard()) {
+            assertThatThrownBy(() -> guard.release((handle, last) -> {
+                // keeper ticks pass while the work gives back its last hold; it then fails and keeps the hold
+                await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5))
+                        .until(() -> count("guarded-report") == 0);
+                throw new IllegalStateException("work failed");
+            }, true)).hasMessage("work failed");
+        }
+        assertThat(held.isClosed()).isFalse();
+        time.advance(THRESHOLD.plusSeconds(1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("'guarded-report'.*has been held for") == 1);
+        held.close();
     }
 
     @Test
