@@ -66,12 +66,8 @@ public final class LockManagerUtils {
     public static LockResource waitForLock(LockManager lockManager, String key, LockLevel level, long waitIntervalMillis)
             throws LockException, InterruptedException {
         checkManager(lockManager);
-        try {
-            return await(() -> lockManager.lock(key, level), lockManager, key, level, LockMode.EXCLUSIVE,
-                    waitIntervalMillis, false, 0);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("a wait without a deadline cannot time out", e);
-        }
+        return awaitWithoutDeadline(() -> lockManager.lock(key, level), lockManager, key, level, LockMode.EXCLUSIVE,
+                waitIntervalMillis);
     }
 
     /**
@@ -95,6 +91,19 @@ public final class LockManagerUtils {
         checkManager(lockManager);
         return await(() -> lockManager.lockShared(key, level), lockManager, key, level, LockMode.SHARED,
                 waitIntervalMillis, true, deadline(timeoutMillis));
+    }
+
+    /**
+     * Waits, without a deadline, until the calling thread holds {@code key} {@linkplain LockManager#lockShared shared}
+     * at {@code level}, as {@link #waitForSharedLock(LockManager, String, LockLevel, long, long)} waits with one.
+     *
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
+    public static LockResource waitForSharedLock(LockManager lockManager, String key, LockLevel level,
+                                                 long waitIntervalMillis) throws LockException, InterruptedException {
+        checkManager(lockManager);
+        return awaitWithoutDeadline(() -> lockManager.lockShared(key, level), lockManager, key, level, LockMode.SHARED,
+                waitIntervalMillis);
     }
 
     private static long deadline(long timeoutMillis) {
@@ -139,6 +148,16 @@ public final class LockManagerUtils {
             if (result != null) {
                 lockManager.waitEnded(key, level, mode, Duration.ofNanos(System.nanoTime() - start), result);
             }
+        }
+    }
+
+    private static LockResource awaitWithoutDeadline(Attempt attempt, LockManager lockManager, String key,
+                                                     LockLevel level, LockMode mode, long waitIntervalMillis)
+            throws LockException, InterruptedException {
+        try {
+            return await(attempt, lockManager, key, level, mode, waitIntervalMillis, false, 0);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("a wait without a deadline cannot time out", e);
         }
     }
 

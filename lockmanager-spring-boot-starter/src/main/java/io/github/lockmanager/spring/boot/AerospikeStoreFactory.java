@@ -1,0 +1,28 @@
+package io.github.lockmanager.spring.boot;
+
+import com.aerospike.client.IAerospikeClient;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.aerospike.AerospikeLockStore;
+
+/** Builds the Aerospike store; loaded only when {@code lockmanager-aerospike} is on the class path. */
+final class AerospikeStoreFactory {
+    private AerospikeStoreFactory() {
+    }
+
+    static LockStore build(Object client, LockManagerProperties properties) {
+        LockManagerProperties.Aerospike settings = properties.getAerospike();
+        AerospikeLockStore.Builder builder = AerospikeLockStore.builder((IAerospikeClient) client);
+        Settings.apply("aerospike.namespace", settings.getNamespace(), builder::namespace);
+        Settings.apply("aerospike.set-suffix", settings.getSetSuffix(), builder::setSuffix);
+        Settings.apply("aerospike.durable-delete", settings.getDurableDelete(), builder::durableDelete);
+        Settings.apply("aerospike.allow-volatile-namespace", settings.getAllowVolatileNamespace(),
+                builder::allowVolatileNamespace);
+        builder.farmIds(settings.getFarmIds().toArray(String[]::new));
+        StoreSelection.applyCommon(builder, properties);
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw Settings.invalid("aerospike", settings.getSetSuffix() + " " + settings.getFarmIds(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.github.lockmanager.spring.boot;
+
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockMode;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the method under a cluster-wide lock of the auto-configured {@link io.github.lockmanager.LockManager}: the
+ * lock is taken on the calling thread before the method runs and released when it returns or throws. On a
+ * {@code @Scheduled} method it makes the job run on one node at a time.
+ *
+ * <pre>{@code
+ * @ClusterLocked(key = "order-#{#order.id}", onBusy = OnBusy.WAIT, waitFor = "10s")
+ * public void ship(Order order) { ... }
+ * }</pre>
+ *
+ * <p>Applied by Spring AOP to beans of the application context, so it works only on calls that go through the bean's
+ * proxy: a call from the same object ({@code this.ship(order)}) is not locked, nor is a method that is private,
+ * final or static. The lock is taken outside {@code @Transactional} on the same method: the transaction begins after
+ * the lock is held and ends before it is released. A method returning a {@code Future}, {@code CompletionStage} or
+ * reactive {@code Publisher} is refused at startup, since its work would outlive the lock.
+ *
+ * <p>Nested calls on the same thread with the same key re-enter the lock and cost no store call. Every setting is
+ * checked when the bean's proxy is made, so a mistake fails startup naming the method.
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.METHOD)
+public @interface ClusterLocked {
+
+    /**
+     * The lock key: text with {@code #{...}} SpEL expressions over the method's parameters ({@code #name}, or
+     * {@code #p0}/{@code #a0} by position; names need the {@code -parameters} compiler flag, which Spring Boot's build
+     * plugins set) and beans ({@code @beanName}). An expression that evaluates to {@code null} fails the call. Empty:
+     * the class's name and the method's, {@code com.example.ReportJob.run}.
+     */
+    String key() default "";
+
+    /** The key's level; none (the default) for the manager's default level. At most one. */
+    LockLevel[] level() default {};
+
+    /** {@link LockMode#SHARED} lets other shared holders in; exclusive by default. */
+    LockMode mode() default LockMode.EXCLUSIVE;
+
+    /** What a call does when another holder has the key. */
+    OnBusy onBusy() default OnBusy.THROW;
+
+    /**
+     * With {@link OnBusy#WAIT}: the longest wait, as {@code 10s}, {@code 500ms} or {@code PT1M}; empty waits without a
+     * deadline. A wait that ends without the lock throws as {@link OnBusy#THROW} does.
+     */
+    String waitFor() default "";
+
+    /** With {@link OnBusy#WAIT}: how often a key held on another node is tried again. Default {@code 100ms}. */
+    String pollInterval() default "100ms";
+
+    /** What a call does when the key is held by another thread or node. */
+    enum OnBusy {
+        /**
+         * Throws {@link io.github.lockmanager.utils.UncheckedLockException} whose cause, an
+         * {@link io.github.lockmanager.AlreadyLockedException}, names the holder; the method does not run.
+         */
+        THROW,
+        /**
+         * Returns without running the method: {@code null}, or an empty {@code Optional} for a method returning one.
+         * Refused at startup on a method returning a primitive. The scheduled job's choice: another node runs it.
+         */
+        SKIP,
+        /** Waits for the key (see {@link #waitFor()}); an interrupt ends the wait with an exception. */
+        WAIT
+    }
+}

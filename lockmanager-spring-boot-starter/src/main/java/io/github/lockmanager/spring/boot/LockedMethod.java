@@ -1,0 +1,200 @@
+package io.github.lockmanager.spring.boot;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
+import io.github.lockmanager.utils.LockManagerUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParserContext;
+import org.springframework.expression.common.CompositeStringExpression;
+import org.springframework.expression.common.LiteralExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+
+/** One {@link ClusterLocked} method, its settings checked and its key expression parsed once. */
+final class LockedMethod {
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+    private static final String PUBLISHER = "org.reactivestreams.Publisher";
+
+    private final Method method;
+    private final String name;
+    private final List<Expression> keyParts;
+    private final LockLevel level;
+    private final LockMode mode;
+    private final OnBusy onBusy;
+    /** {@code null}: a wait without a deadline. */
+    private final Duration waitFor;
+    private final Duration pollInterval;
+
+    private LockedMethod(Method method, Class<?> targetClass, ClusterLocked settings) {
+        this.method = method;
+        this.name = ClassUtils.getQualifiedMethodName(method, targetClass);
+        this.mode = settings.mode();
+        this.onBusy = settings.onBusy();
+        check(settings.level().length <= 1, "level takes at most one value, was "
+                + List.of(settings.level()));
+        this.level = settings.level().length == 1 ? settings.level()[0] : null;
+        this.waitFor = settings.waitFor().isEmpty() ? null : duration("waitFor", settings.waitFor());
+        this.pollInterval = duration("pollInterval", settings.pollInterval());
+        check(!pollInterval.isNegative() && !pollInterval.isZero(), "pollInterval must be positive, was "
+                + settings.pollInterval());
+        check(onBusy == OnBusy.WAIT || settings.waitFor().isEmpty(),
+                "waitFor applies to onBusy = WAIT only, and onBusy is " + onBusy);
+        Class<?> returns = method.getReturnType();
+        check(!Future.class.isAssignableFrom(returns) && !CompletionStage.class.isAssignableFrom(returns)
+                && !isPublisher(returns), "it returns " + returns.getName() + ", whose work would go on after the "
+                + "method returned and the lock was released; lock inside the asynchronous work instead");
+        check(onBusy != OnBusy.SKIP || !returns.isPrimitive() || returns == void.class,
+                "onBusy = SKIP has no value to return from a method returning " + returns.getName()
+                        + "; return void, an object or an Optional");
+        String key = settings.key().isEmpty() ? ClassUtils.getUserClass(targetClass).getName() + "." + method.getName()
+                : settings.key();
+        this.keyParts = parseKey(key);
+        if (literalKey() != null) {
+            try {
+                LockKey.requireName(literalKey());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(this + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Checks {@code settings} and parses its key; {@link IllegalStateException} naming the method if wrong. */
+    static LockedMethod of(Method method, Class<?> targetClass, ClusterLocked settings) {
+        return new LockedMethod(method, targetClass, settings);
+    }
+
+    /** The key of one call. */
+    String key(Object target, Object[] arguments, ParameterNameDiscoverer names, BeanResolver beans) {
+        String literal = literalKey();
+        if (literal != null) {
+            return literal;
+        }
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, arguments, names);
+        context.setBeanResolver(beans);
+        StringBuilder key = new StringBuilder();
+        for (Expression part : keyParts) {
+            Object value = part.getValue(context);
+            if (value == null) {
+                throw new IllegalArgumentException("the key of @ClusterLocked " + name + " cannot be made: '"
+                        + part.getExpressionString() + "' is null in this call");
+            }
+            key.append(value);
+        }
+        return key.toString();
+    }
+
+    /**
+     * The lock of {@code key} for this call, or {@code null} when it is held elsewhere and the method skips.
+     *
+     * @throws AlreadyLockedException held elsewhere, when the method throws or its wait ended without it
+     */
+    LockResource acquire(LockManager manager, String key) throws LockException, InterruptedException {
+        LockLevel at = level != null ? level : manager.getDefaultLevel();
+        try {
+            return switch (onBusy) {
+                case THROW -> take(manager, key, at);
+                case SKIP -> takeOrSkip(manager, key, at);
+                case WAIT -> await(manager, key, at);
+            };
+        } catch (TimeoutException e) {
+            throw (AlreadyLockedException) e.getCause();
+        }
+    }
+
+    private LockResource take(LockManager manager, String key, LockLevel at) throws LockException {
+        return mode == LockMode.SHARED ? manager.lockShared(key, at) : manager.lock(key, at);
+    }
+
+    private LockResource takeOrSkip(LockManager manager, String key, LockLevel at) throws LockException {
+        try {
+            return take(manager, key, at);
+        } catch (AlreadyLockedException e) {
+            return null;
+        }
+    }
+
+    private LockResource await(LockManager manager, String key, LockLevel at)
+            throws LockException, InterruptedException, TimeoutException {
+        long poll = Math.max(1, pollInterval.toMillis());
+        if (waitFor == null) {
+            return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, poll)
+                    : LockManagerUtils.waitForLock(manager, key, at, poll);
+        }
+        return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, poll, waitFor.toMillis())
+                : LockManagerUtils.waitForLock(manager, key, at, poll, waitFor.toMillis());
+    }
+
+    /** What a skipped call returns. */
+    Object skipped() {
+        return method.getReturnType() == Optional.class ? Optional.empty() : null;
+    }
+
+    OnBusy onBusy() {
+        return onBusy;
+    }
+
+    /** The key of every call, if it has no expression. */
+    private String literalKey() {
+        return keyParts.size() == 1 && keyParts.get(0) instanceof LiteralExpression literal
+                ? literal.getExpressionString() : null;
+    }
+
+    private List<Expression> parseKey(String key) {
+        Expression parsed;
+        try {
+            parsed = PARSER.parseExpression(key, ParserContext.TEMPLATE_EXPRESSION);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(this + ": its key '" + key + "' is not a valid template: " + e.getMessage(),
+                    e);
+        }
+        return parsed instanceof CompositeStringExpression composite ? List.of(composite.getExpressions())
+                : List.of(parsed);
+    }
+
+    private Duration duration(String attribute, String value) {
+        try {
+            return DurationStyle.detectAndParse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(this + ": " + attribute + " '" + value + "' is not a duration such as "
+                    + "10s, 500ms or PT1M", e);
+        }
+    }
+
+    private static boolean isPublisher(Class<?> type) {
+        ClassLoader loader = type.getClassLoader();
+        if (loader == null || !ClassUtils.isPresent(PUBLISHER, loader)) {
+            return false;
+        }
+        return ClassUtils.resolveClassName(PUBLISHER, loader).isAssignableFrom(type);
+    }
+
+    @Override
+    public String toString() {
+        return "@ClusterLocked " + name;
+    }
+
+    /** Refuses a setting, naming the method. */
+    private void check(boolean condition, String problem) {
+        if (!condition) {
+            throw new IllegalStateException(this + ": " + problem);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.github.lockmanager.spring.boot;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.github.lockmanager.LockManager;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The Actuator endpoint and health indicator, the meters and the admin page of a Spring Boot web application. */
+class ActuatorAndAdminPageTest {
+    private static final String CLIENT = BootApps.clientId();
+    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final ExecutorService threads = Executors.newCachedThreadPool();
+    private static ConfigurableApplicationContext context;
+    private static String base;
+
+    @BeforeAll
+    static void start() {
+        context = BootApps.start(WebApp.class, WebApplicationType.SERVLET, BootApps.postgres(CLIENT, "web-node"),
+                "server.port=0",
+                "server.address=127.0.0.1",
+                "management.endpoints.web.exposure.include=locks,health",
+                "management.endpoint.health.show-details=always",
+                "lockmanager.admin.enabled=true");
+        base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+    }
+
+    @AfterAll
+    static void stop() {
+        threads.shutdownNow();
+        context.close();
+    }
+
+    @Test
+    void theEndpointListsAHeldLockAndItsAbortInterruptsTheHolder() throws Exception {
+        Worker worker = context.getBean(Worker.class);
+        CountDownLatch entered = new CountDownLatch(1);
+        Future<String> holder = threads.submit(() -> worker.work("batch/7", entered));
+        assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+
+        HttpResponse<String> list = get("/actuator/locks");
+        assertThat(list.statusCode()).isEqualTo(200);
+        assertThat(list.body()).contains("\"key\":\"batch/7\"").contains("\"node\":\"web-node\"")
+                .contains("\"status\":\"RUNNING\"");
+        HttpResponse<String> one = get("/actuator/locks/batch/7");
+        assertThat(one.body()).contains("\"key\":\"batch/7\"");
+
+        HttpResponse<String> abort = post("/actuator/locks/batch/7", "{}");
+        assertThat(abort.statusCode()).as(abort.body()).isEqualTo(200);
+        assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("interrupted");
+        assertThat(context.getBean(LockManager.class).isLocked("batch/7")).isFalse();
+
+        assertThat(post("/actuator/locks/batch/7", "{\"level\":\"planet\"}").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void theHealthIndicatorReportsTheStoreAndTheNode() throws Exception {
+        HttpResponse<String> health = get("/actuator/health/lockManager");
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body()).contains("\"status\":\"UP\"").contains("\"node\":\"web-node\"");
+    }
+
+    @Test
+    void theMetersAreBoundToTheApplicationsRegistry() throws Exception {
+        Worker worker = context.getBean(Worker.class);
+        worker.quick();
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        assertThat(registry.find("lockmanager.acquisitions").counters())
+                .anySatisfy(counter -> assertThat(counter.count()).isPositive());
+    }
+
+    @Test
+    void theAdminPageIsServedUnderItsPath() throws Exception {
+        HttpResponse<String> page = get("/lockmanager/");
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).contains("html"));
+        assertThat(page.headers().firstValue("Content-Security-Policy")).isPresent();
+        HttpResponse<String> json = get("/lockmanager/locks.json");
+        assertThat(json.statusCode()).isEqualTo(200);
+        assertThat(json.body()).contains("\"locks\"");
+    }
+
+    private static HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String path, String json) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Worker.class)
+    static class WebApp {
+    }
+
+    public static class Worker {
+        @ClusterLocked(key = "#{#key}")
+        public String work(String key, CountDownLatch entered) {
+            entered.countDown();
+            try {
+                new CountDownLatch(1).await();
+                return "not interrupted";
+            } catch (InterruptedException e) {
+                return "interrupted";
+            }
+        }
+
+        @ClusterLocked(key = "quick")
+        public void quick() {
+        }
+    }
+}

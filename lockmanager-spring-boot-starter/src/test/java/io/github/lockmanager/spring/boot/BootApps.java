@@ -1,0 +1,58 @@
+package io.github.lockmanager.spring.boot;
+
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+/** Starts Spring Boot applications on the test PostgreSQL, each a node of one client. */
+final class BootApps {
+    private BootApps() {
+    }
+
+    /** A client id of its own per test class, so no test sees another's locks. */
+    static String clientId() {
+        return "boot-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** The properties every test application on PostgreSQL has. */
+    static List<String> postgres(String clientId, String nodeId) {
+        return List.of(
+                "spring.datasource.url=" + DatabaseAccess.postgresUrl(),
+                "spring.datasource.username=postgres",
+                "spring.datasource.hikari.maximum-pool-size=4",
+                "lockmanager.jdbc.table-name=boot_starter_locks",
+                "lockmanager.client-id=" + clientId,
+                "lockmanager.node-id=" + nodeId,
+                "lockmanager.lease=3s",
+                "lockmanager.abort-poll-interval=200ms",
+                "lockmanager.shutdown-timeout=5s",
+                "logging.level.root=warn");
+    }
+
+    /** The messages of a failure and its causes, outermost first. */
+    static List<String> messages(Throwable failure) {
+        List<String> messages = new ArrayList<>();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            messages.add(String.valueOf(t.getMessage()));
+        }
+        return messages;
+    }
+
+    static ConfigurableApplicationContext start(Class<?> application, WebApplicationType web, List<String> base,
+                                                String... more) {
+        List<String> properties = new ArrayList<>(base);
+        properties.addAll(Arrays.asList(more));
+        return new SpringApplicationBuilder(application)
+                .web(web)
+                .logStartupInfo(false)
+                .properties("spring.main.banner-mode=off")
+                .properties(properties.toArray(String[]::new))
+                .run();
+    }
+}

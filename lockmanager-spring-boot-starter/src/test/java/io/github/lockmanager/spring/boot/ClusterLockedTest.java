@@ -1,0 +1,325 @@
+package io.github.lockmanager.spring.boot;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
+import io.github.lockmanager.utils.UncheckedLockException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** Two Spring Boot applications, two nodes of one client on PostgreSQL, contending through {@link ClusterLocked}. */
+class ClusterLockedTest {
+    private static final String CLIENT = BootApps.clientId();
+    private static ConfigurableApplicationContext nodeA;
+    private static ConfigurableApplicationContext nodeB;
+    private static final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void startNodes() {
+        nodeA = BootApps.start(App.class, WebApplicationType.NONE, BootApps.postgres(CLIENT, "node-a"));
+        nodeB = BootApps.start(App.class, WebApplicationType.NONE, BootApps.postgres(CLIENT, "node-b"));
+    }
+
+    @AfterAll
+    static void stopNodes() {
+        threads.shutdownNow();
+        nodeA.close();
+        nodeB.close();
+    }
+
+    @Test
+    void aCallOnTheOtherNodeThrowsOrSkipsWhileTheKeyIsHeld() throws Exception {
+        Orders a = nodeA.getBean(Orders.class);
+        Orders b = nodeB.getBean(Orders.class);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<String> holder = holdOnA(a, 1, release);
+
+        assertThat(nodeB.getBean(LockManager.class).isLocked("order-1")).isTrue();
+        assertThatThrownBy(() -> b.ship(1))
+                .isInstanceOf(UncheckedLockException.class)
+                .cause().isInstanceOfSatisfying(AlreadyLockedException.class, held -> {
+                    assertThat(held.getKey()).isEqualTo("order-1");
+                    assertThat(held.getHolderNodeId()).isEqualTo("node-a");
+                });
+        assertThat(b.shipIfFree(1)).isEmpty();
+        assertThat(b.shipped()).isZero();
+        assertThat(b.ship(2)).as("another key is free").isEqualTo("shipped 2");
+
+        release.countDown();
+        assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("held 1");
+        assertThat(b.ship(1)).isEqualTo("shipped 1");
+        assertThat(b.shipIfFree(1)).contains("shipped 1");
+    }
+
+    @Test
+    void aWaitingCallRunsOnceTheOtherNodeReleases() throws Exception {
+        Orders a = nodeA.getBean(Orders.class);
+        Orders b = nodeB.getBean(Orders.class);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<String> holder = holdOnA(a, 3, release);
+
+        Future<String> waiter = threads.submit(() -> b.shipWhenFree(3));
+        await().atMost(Duration.ofSeconds(30)).until(() -> b.waitingCalls() == 1);
+        assertThat(waiter).as("the key is still held on node A").isNotDone();
+
+        release.countDown();
+        assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("held 3");
+        assertThat(waiter.get(30, TimeUnit.SECONDS)).isEqualTo("shipped 3");
+    }
+
+    @Test
+    void aWaitWithADeadlineThrowsWhenTheKeyStaysHeld() throws Exception {
+        Orders a = nodeA.getBean(Orders.class);
+        Orders b = nodeB.getBean(Orders.class);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<String> holder = holdOnA(a, 4, release);
+        try {
+            assertThatThrownBy(() -> b.shipWithin(4))
+                    .isInstanceOf(UncheckedLockException.class)
+                    .hasCauseInstanceOf(AlreadyLockedException.class);
+        } finally {
+            release.countDown();
+        }
+        holder.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void sharedHoldersShareTheKeyAndKeepAnExclusiveCallerOut() throws Exception {
+        Orders a = nodeA.getBean(Orders.class);
+        Orders b = nodeB.getBean(Orders.class);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        Future<String> reader = threads.submit(() -> a.readWhile(5, entered, release));
+        assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+        try {
+            assertThat(b.read(5)).isEqualTo("read 5");
+            assertThatThrownBy(() -> b.ship(5)).isInstanceOf(UncheckedLockException.class);
+        } finally {
+            release.countDown();
+        }
+        reader.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aKeyPartThatIsNullFailsTheCallNamingTheExpression() {
+        Orders b = nodeB.getBean(Orders.class);
+        assertThatThrownBy(() -> b.forCustomer(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("#customer")
+                .hasMessageContaining("Orders.forCustomer");
+        assertThat(b.forCustomer("c-7")).isEqualTo("customer-c-7");
+    }
+
+    @Test
+    void theDefaultKeyIsTheClassAndMethodNameAndNestedCallsReenter() throws Exception {
+        Orders b = nodeB.getBean(Orders.class);
+        assertThat(b.report()).isEqualTo(Orders.class.getName() + ".report held: true");
+    }
+
+    @Test
+    void theLockIsTakenBeforeTheTransactionBeginsAndReleasedAfterItEnds() throws Exception {
+        Orders b = nodeB.getBean(Orders.class);
+        AtomicBoolean heldAtCompletion = new AtomicBoolean();
+        assertThat(b.inTransaction(heldAtCompletion)).as("a transaction ran inside the lock").isTrue();
+        assertThat(heldAtCompletion).as("the lock was still held when the transaction completed").isTrue();
+        assertThat(nodeB.getBean(LockManager.class).isLocked("tx-order")).isFalse();
+    }
+
+    @Test
+    void mistakesFailStartupNamingTheMethod() {
+        assertThatThrownBy(() -> BootApps.start(SkipsAnInt.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "node-c")))
+                .isInstanceOf(BeanCreationException.class)
+                .rootCause()
+                .hasMessageContaining("SkippingCounter.count")
+                .hasMessageContaining("SKIP");
+        assertThatThrownBy(() -> BootApps.start(LocksAFuture.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "node-c")))
+                .rootCause()
+                .hasMessageContaining("AsyncJob.start")
+                .hasMessageContaining("CompletableFuture");
+        assertThatThrownBy(() -> BootApps.start(BadDuration.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "node-c")))
+                .satisfies(e -> assertThat(BootApps.messages(e))
+                        .anyMatch(m -> m.contains("SlowJob.run") && m.contains("'ten seconds'")));
+    }
+
+    private Future<String> holdOnA(Orders a, long orderId, CountDownLatch release) throws InterruptedException {
+        CountDownLatch entered = new CountDownLatch(1);
+        Future<String> holder = threads.submit(() -> a.holdWhile(orderId, entered, release));
+        assertThat(entered.await(30, TimeUnit.SECONDS)).as("node A took the lock").isTrue();
+        return holder;
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Orders.class)
+    static class App {
+    }
+
+    public static class Orders {
+        private final AtomicInteger shipped = new AtomicInteger();
+        private final AtomicInteger waitingCalls = new AtomicInteger();
+        private final LockManager manager;
+        private final Orders self;
+
+        public Orders(LockManager manager, @org.springframework.context.annotation.Lazy Orders self) {
+            this.manager = manager;
+            this.self = self;
+        }
+
+        @ClusterLocked(key = "order-#{#orderId}")
+        public String holdWhile(long orderId, CountDownLatch entered, CountDownLatch release)
+                throws InterruptedException {
+            entered.countDown();
+            release.await();
+            return "held " + orderId;
+        }
+
+        @ClusterLocked(key = "order-#{#orderId}")
+        public String ship(long orderId) {
+            shipped.incrementAndGet();
+            return "shipped " + orderId;
+        }
+
+        @ClusterLocked(key = "order-#{#orderId}", onBusy = OnBusy.SKIP)
+        public Optional<String> shipIfFree(long orderId) {
+            shipped.incrementAndGet();
+            return Optional.of("shipped " + orderId);
+        }
+
+        public int shipped() {
+            return shipped.get();
+        }
+
+        public int waitingCalls() {
+            return waitingCalls.get();
+        }
+
+        /** Counts its callers before the proxy's lock: the test sees the call waiting. */
+        public String shipWhenFree(long orderId) {
+            waitingCalls.incrementAndGet();
+            return self.shipWaiting(orderId);
+        }
+
+        @ClusterLocked(key = "order-#{#p0}", onBusy = OnBusy.WAIT, pollInterval = "20ms")
+        public String shipWaiting(long orderId) {
+            return "shipped " + orderId;
+        }
+
+        @ClusterLocked(key = "order-#{#orderId}", onBusy = OnBusy.WAIT, waitFor = "300ms", pollInterval = "50ms")
+        public String shipWithin(long orderId) {
+            return "shipped " + orderId;
+        }
+
+        @ClusterLocked(key = "order-#{#orderId}", mode = LockMode.SHARED)
+        public String readWhile(long orderId, CountDownLatch entered, CountDownLatch release)
+                throws InterruptedException {
+            entered.countDown();
+            release.await();
+            return "read " + orderId;
+        }
+
+        @ClusterLocked(key = "order-#{#orderId}", mode = LockMode.SHARED)
+        public String read(long orderId) {
+            return "read " + orderId;
+        }
+
+        @ClusterLocked(key = "customer-#{#customer}")
+        public String forCustomer(String customer) {
+            return "customer-" + customer;
+        }
+
+        @ClusterLocked
+        public String report() throws LockManagerException {
+            return self.reportAgain();
+        }
+
+        @ClusterLocked(key = "io.github.lockmanager.spring.boot.ClusterLockedTest$Orders.report")
+        public String reportAgain() throws LockManagerException {
+            return Orders.class.getName() + ".report held: " + manager.isLocked(Orders.class.getName() + ".report");
+        }
+
+        @Transactional
+        @ClusterLocked(key = "tx-order")
+        public boolean inTransaction(AtomicBoolean heldAtCompletion) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    try {
+                        heldAtCompletion.set(manager.isLocked("tx-order"));
+                    } catch (LockManagerException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            });
+            return TransactionSynchronizationManager.isActualTransactionActive();
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(SkippingCounter.class)
+    static class SkipsAnInt {
+    }
+
+    public static class SkippingCounter {
+        @ClusterLocked(onBusy = OnBusy.SKIP)
+        public int count() {
+            return 1;
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(AsyncJob.class)
+    static class LocksAFuture {
+    }
+
+    public static class AsyncJob {
+        @ClusterLocked
+        public CompletableFuture<Void> start() {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(SlowJob.class)
+    static class BadDuration {
+    }
+
+    public static class SlowJob {
+        @ClusterLocked(onBusy = OnBusy.WAIT, waitFor = "ten seconds")
+        public void run() {
+        }
+    }
+}

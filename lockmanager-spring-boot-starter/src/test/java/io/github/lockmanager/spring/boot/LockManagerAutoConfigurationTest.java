@@ -1,0 +1,136 @@
+package io.github.lockmanager.spring.boot;
+
+import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.memory.InMemoryLockStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The manager a Spring Boot application gets from its properties and beans, and what its shutdown leaves. */
+class LockManagerAutoConfigurationTest {
+    private static final String CLIENT = BootApps.clientId();
+    private static final String NO_DATA_SOURCE =
+            "spring.autoconfigure.exclude=org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration";
+
+    @Test
+    void propertiesReachTheManagerAndTheStore() throws Exception {
+        try (ConfigurableApplicationContext context = BootApps.start(App.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "props-node"), "lockmanager.lease=7s", "lockmanager.default-level=xdc",
+                "lockmanager.jdbc.table-name=boot_props_locks")) {
+            LockManager manager = context.getBean(LockManager.class);
+            assertThat(manager.getNodeId()).isEqualTo("props-node");
+            assertThat(manager.getDefaultLevel()).isEqualTo(LockLevel.XDC);
+            assertThat(LockManagerBuilder.admin(manager).getClientId()).isEqualTo(CLIENT);
+            try (LockResource ignored = manager.lock("props-key")) {
+                Lock lock = manager.inspect("props-key", LockLevel.XDC).get(0);
+                assertThat(Duration.between(lock.getLockTime(), lock.getExpirationTime()))
+                        .as("the lease of lockmanager.lease").isBetween(Duration.ofSeconds(6), Duration.ofSeconds(8));
+                Integer rows = context.getBean(JdbcTemplate.class).queryForObject(
+                        "SELECT COUNT(*) FROM boot_props_locks WHERE lock_key LIKE ?", Integer.class,
+                        "%" + CLIENT + "#props-key");
+                assertThat(rows).as("the lock is in lockmanager.jdbc.table-name").isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void aRefusedValueFailsStartupNamingItsProperty() {
+        assertStartupFails("lockmanager.lease", "lockmanager.lease=10ms");
+        assertStartupFails("lockmanager.default-level", "lockmanager.default-level=planet");
+        assertStartupFails("lockmanager.renewal-interval", "lockmanager.renewal-interval=2s");
+        assertStartupFails("lockmanager.retry", "lockmanager.retry.attempts=5");
+        assertStartupFails("lockmanager.jdbc.table-name", "lockmanager.jdbc.table-name=locks;drop");
+        assertStartupFails("lockmanager.node-id", "lockmanager.node-id=a#b");
+    }
+
+    @Test
+    void withoutAStoreClientStartupAsksForOneOrForTheMemoryStore() {
+        assertThatThrownBy(() -> BootApps.start(App.class, WebApplicationType.NONE, List.of(NO_DATA_SOURCE)))
+                .rootCause()
+                .hasMessageContaining("lockmanager.store")
+                .hasMessageContaining("lockmanager.store=memory");
+        try (ConfigurableApplicationContext context = BootApps.start(App.class, WebApplicationType.NONE,
+                List.of(NO_DATA_SOURCE, "lockmanager.store=memory"))) {
+            assertThat(context.getBean(LockStore.class)).isInstanceOf(InMemoryLockStore.class);
+        }
+    }
+
+    @Test
+    void closingTheContextReleasesEveryLockAndStopsEveryThread() throws Exception {
+        ExecutorService holders = Executors.newSingleThreadExecutor();
+        List<String> settings = new ArrayList<>(BootApps.postgres(CLIENT, "closing-node"));
+        ConfigurableApplicationContext context = BootApps.start(JobApp.class, WebApplicationType.NONE, settings);
+        try (ConfigurableApplicationContext observer = BootApps.start(App.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "observer-node"))) {
+            Job job = context.getBean(Job.class);
+            CountDownLatch entered = new CountDownLatch(1);
+            Future<String> holder = holders.submit(() -> job.runUntilInterrupted(entered));
+            assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+            LockManager otherNode = observer.getBean(LockManager.class);
+            assertThat(otherNode.isLocked("nightly-job")).isTrue();
+
+            context.close();
+
+            assertThat(holder.get(30, TimeUnit.SECONDS)).as("the holder was interrupted").isEqualTo("interrupted");
+            assertThat(otherNode.isLocked("nightly-job")).as("the lock was released").isFalse();
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                    .extracting(Thread::getName)
+                    .noneMatch(name -> name.startsWith("lockmanager-closing-node")));
+        } finally {
+            holders.shutdownNow();
+        }
+    }
+
+    private static void assertStartupFails(String property, String setting) {
+        assertThatThrownBy(() -> BootApps.start(App.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "refused-node"), setting))
+                .as(setting)
+                .satisfies(e -> assertThat(BootApps.messages(e)).anyMatch(m -> m.contains(property)));
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Job.class)
+    static class JobApp {
+    }
+
+    public static class Job {
+        @ClusterLocked(key = "nightly-job")
+        public String runUntilInterrupted(CountDownLatch entered) {
+            entered.countDown();
+            try {
+                new CountDownLatch(1).await();
+                return "not interrupted";
+            } catch (InterruptedException e) {
+                return "interrupted";
+            }
+        }
+    }
+}
