@@ -1,5 +1,7 @@
 package io.github.lockmanager;
 
+import java.time.Duration;
+
 /**
  * One hold on a lock, returned by {@link LockManager#lock(String)}. Made for try-with-resources:
  *
@@ -23,6 +25,26 @@ public interface LockResource extends AutoCloseable {
      */
     @Override
     void close();
+
+    /** The longest {@link #closeHeldAtLeast(Duration)} keeps a key locked: one day. */
+    Duration MAX_HOLD_AT_LEAST = Duration.ofDays(1);
+
+    /**
+     * Releases this resource's hold as {@link #close()} does, except that when it is the lock's last hold and the
+     * lock was acquired less than {@code atLeast} ago, the key stays locked, for every thread and node, until
+     * {@code atLeast} after the acquisition (ShedLock's "lock at least for"): a scheduled job that ends early keeps
+     * a node whose trigger fires a little later from running it again. The kept lock belongs to no thread: it is
+     * not renewed, not among the held locks of this node's MXBean and has no holder to abort; its record ends by itself in the
+     * store (on Aerospike, whose record times count whole seconds, up to a second later). An earlier hold of a
+     * re-entered lock only gives back that hold. Never throws for the store: if it fails, the key stays locked
+     * until its last renewed lease ends, which is logged.
+     *
+     * @param atLeast from zero (which releases as {@link #close()} does) to {@link #MAX_HOLD_AT_LEAST}, measured
+     *                from the acquisition on this node's clock
+     * @throws IllegalArgumentException if {@code atLeast} is {@code null}, negative or above one day; nothing was
+     *                                  released
+     */
+    void closeHeldAtLeast(Duration atLeast);
 
     /** Whether {@link #close()} was called on this resource. */
     boolean isClosed();

@@ -4,10 +4,12 @@ import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.LockHandle;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 
 /**
  * One hold on one acquisition: closing it gives back exactly that hold, once; or the guarded work it is lent to
@@ -40,6 +42,16 @@ final class HoldResource implements LockResource {
     public void close() {
         if (CLOSED.compareAndSet(this, false, true)) {
             releaser.dropHold(acquisition);
+        }
+    }
+
+    @Override
+    public void closeHeldAtLeast(Duration atLeast) {
+        Require.notNull(atLeast, "atLeast");
+        Require.argument(!atLeast.isNegative() && atLeast.compareTo(MAX_HOLD_AT_LEAST) <= 0,
+                "atLeast must be between 0 and %s, was %s", MAX_HOLD_AT_LEAST, atLeast);
+        if (CLOSED.compareAndSet(this, false, true)) {
+            releaser.dropHoldKeeping(acquisition, atLeast);
         }
     }
 

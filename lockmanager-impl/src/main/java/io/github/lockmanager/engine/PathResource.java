@@ -10,6 +10,7 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.spi.LockHandle;
 
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -57,6 +58,16 @@ final class PathResource implements LockResource {
     public void close() {
         if (!resource.isClosed()) {
             closeBottomUp(topDown);
+        }
+    }
+
+    /** Keeps every hold of the path, bottom-up; the resource's own, closed first, checks {@code atLeast}. */
+    @Override
+    public void closeHeldAtLeast(Duration atLeast) {
+        if (!resource.isClosed()) {
+            for (int i = topDown.size() - 1; i >= 0; i--) {
+                topDown.get(i).closeHeldAtLeast(atLeast);
+            }
         }
     }
 

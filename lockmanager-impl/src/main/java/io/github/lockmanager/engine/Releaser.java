@@ -2,12 +2,16 @@ package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -24,6 +28,7 @@ final class Releaser {
     private final AcquisitionTable table;
     private final StoreCalls calls;
     private final Events events;
+    private final TimeSource time;
     /** Releases to retry, with the engine time after which the lease has ended anyway. */
     private final Map<LockHandle, Long> pending = new ConcurrentHashMap<>();
 
@@ -33,6 +38,7 @@ final class Releaser {
         this.table = table;
         this.calls = calls;
         this.events = events;
+        this.time = settings.timeSource();
     }
 
     /** The node whose records this releases. */
@@ -45,6 +51,46 @@ final class Releaser {
         if (acquisition.dropHold()) {
             release(acquisition, acquisition.confirmedUntilNanos());
         }
+    }
+
+    /**
+     * Gives back one hold of {@code acquisition}; the last one leaves its key locked in the store until
+     * {@code atLeast} after the grant, or releases it if that time has passed.
+     */
+    void dropHoldKeeping(Acquisition acquisition, Duration atLeast) {
+        if (!acquisition.dropHold()) {
+            return;
+        }
+        long remainingNanos = acquisition.grantedAtNanos() + atLeast.toNanos() - time.nanoTime();
+        if (remainingNanos <= 0) {
+            release(acquisition, acquisition.confirmedUntilNanos());
+            return;
+        }
+        keep(acquisition, Duration.ofNanos(remainingNanos));
+    }
+
+    /**
+     * Sets the end of an ended acquisition's record to {@code remaining} from now instead of removing it, so the key
+     * stays locked until then with no one renewing it; then takes the acquisition out of the table.
+     */
+    private void keep(Acquisition acquisition, Duration remaining) {
+        LockHandle handle = acquisition.handle();
+        try {
+            HoldState state = calls.run(() -> store.renew(List.of(handle), remaining)).get(handle);
+            if (state == HoldState.LOST) {
+                log.warn("Lock '{}' of node '{}' was no longer this node's in the store when it was to be kept locked "
+                        + "for {} more (its lease had ended or it was lost); the key is free", handle.key().name(),
+                        nodeId, remaining);
+            } else if (log.isDebugEnabled()) {
+                log.debug("Lock '{}' of node '{}' stays locked for {} more after its holder closed it",
+                        handle.key().name(), nodeId, remaining);
+            }
+        } catch (LockManagerException | RuntimeException e) {
+            log.warn("Could not keep lock '{}' of node '{}' locked for {} more in store {}: {}. The key stays locked "
+                    + "until its last renewed lease ends", handle.key().name(), nodeId, remaining, store, e.toString());
+        }
+        table.retire(acquisition);
+        events.released(acquisition);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.github.lockmanager.testing;
 
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
@@ -50,6 +51,62 @@ public abstract class LockManagerContract extends ContractNodes {
         assertThat(b.isLocked("job")).as("locked after releasing 2 of 3 holds").isTrue();
         first.close();
         assertThat(b.isLocked("job")).as("locked after releasing every hold").isFalse();
+    }
+
+    @Test
+    void aLockClosedHeldAtLeastStaysLockedForEveryNodeUntilThen() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        Duration atLeast = Duration.ofSeconds(3);
+        long acquiredAt = System.nanoTime();
+        LockResource job = a.lock("job");
+
+        job.closeHeldAtLeast(atLeast);
+
+        assertThat(job.isClosed()).isTrue();
+        assertThat(a.isLocked("job")).as("still locked after the holder closed it").isTrue();
+        Duration refusedAfter = null;
+        try {
+            b.lock("job").close();
+        } catch (AlreadyLockedException expected) {
+            refusedAfter = Duration.ofNanos(System.nanoTime() - acquiredAt);
+        }
+        Duration triedWithin = Duration.ofNanos(System.nanoTime() - acquiredAt);
+        if (triedWithin.compareTo(atLeast) < 0) {
+            assertThat(refusedAfter).as("another node is refused within the time kept").isNotNull();
+        }
+        await().atMost(atLeast.plusSeconds(20)).pollInterval(Duration.ofMillis(50))
+                .until(() -> tryLock(b, "job"));
+        assertThat(Duration.ofNanos(System.nanoTime() - acquiredAt))
+                .as("the key was free no earlier than the time kept, give or take the clocks' skew")
+                .isGreaterThan(atLeast.minusMillis(300));
+    }
+
+    @Test
+    void aLockHeldLongerThanTheTimeToKeepIsReleasedAtOnce() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        LockResource first = a.lock("job");
+        LockResource reentered = a.lock("job");
+
+        reentered.closeHeldAtLeast(Duration.ofMinutes(5));
+        assertThat(b.isLocked("job")).as("one hold is left").isTrue();
+        first.closeHeldAtLeast(Duration.ZERO);
+
+        assertThat(b.isLocked("job")).isFalse();
+        assertThatThrownBy(() -> a.lock("other").closeHeldAtLeast(Duration.ofDays(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("atLeast");
+        assertThat(b.isLocked("other")).as("a refused time leaves the hold open").isTrue();
+    }
+
+    /** Takes and releases {@code key}; {@code false} if it is held elsewhere. */
+    private static boolean tryLock(LockManager manager, String key) throws LockException {
+        try {
+            manager.lock(key).close();
+            return true;
+        } catch (AlreadyLockedException held) {
+            return false;
+        }
     }
 
     @Test

@@ -17,6 +17,10 @@ import java.lang.annotation.Target;
  * <pre>{@code
  * @ClusterLocked(key = "order-#{#order.id}", onBusy = OnBusy.WAIT, waitFor = "10s")
  * public void ship(Order order) { ... }
+ *
+ * @Scheduled(cron = "0 0 2 * * *")
+ * @ClusterLocked(key = "nightly-report", onBusy = OnBusy.SKIP, holdAtLeast = "5m")
+ * public void nightlyReport() { ... }
  * }</pre>
  *
  * <p>Applied by Spring AOP to beans of the application context, so it works only on calls that go through the bean's
@@ -58,6 +62,15 @@ public @interface ClusterLocked {
 
     /** With {@link OnBusy#WAIT}: how often a key held on another node is tried again. Default {@code 100ms}. */
     String pollInterval() default "100ms";
+
+    /**
+     * How long after the lock was taken the key stays locked even if the method has returned, as {@code 30s} or
+     * {@code PT5M}; empty (the default) releases it when the method returns. For a {@code @Scheduled} job whose
+     * nodes' triggers fire a little apart: with {@link OnBusy#SKIP} and a time shorter than the job's period, a
+     * node that comes late finds the key still locked and skips instead of running the job again. See
+     * {@link io.github.lockmanager.LockResource#closeHeldAtLeast}; at most one day.
+     */
+    String holdAtLeast() default "";
 
     /** What a call does when the key is held by another thread or node. */
     enum OnBusy {

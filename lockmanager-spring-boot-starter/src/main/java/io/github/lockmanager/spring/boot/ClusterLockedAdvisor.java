@@ -102,8 +102,10 @@ final class ClusterLockedAdvisor extends AbstractPointcutAdvisor {
                 log.debug("{} skipped: lock '{}' is held elsewhere", locked, key);
                 return locked.skipped();
             }
-            try (lock) {
+            try {
                 return invocation.proceed();
+            } finally {
+                locked.release(lock);
             }
         }
     }

@@ -42,6 +42,8 @@ final class LockedMethod {
     /** {@code null}: a wait without a deadline. */
     private final Duration waitFor;
     private final Duration pollInterval;
+    /** {@code null}: released when the method returns. */
+    private final Duration holdAtLeast;
 
     private LockedMethod(Method method, Class<?> targetClass, ClusterLocked settings) {
         this.method = method;
@@ -53,6 +55,10 @@ final class LockedMethod {
         this.level = settings.level().length == 1 ? settings.level()[0] : null;
         this.waitFor = settings.waitFor().isEmpty() ? null : duration("waitFor", settings.waitFor());
         this.pollInterval = duration("pollInterval", settings.pollInterval());
+        this.holdAtLeast = settings.holdAtLeast().isEmpty() ? null : duration("holdAtLeast", settings.holdAtLeast());
+        check(holdAtLeast == null || (!holdAtLeast.isNegative()
+                        && holdAtLeast.compareTo(LockResource.MAX_HOLD_AT_LEAST) <= 0),
+                "holdAtLeast must be between 0 and " + LockResource.MAX_HOLD_AT_LEAST + ", was " + holdAtLeast);
         check(!pollInterval.isNegative() && !pollInterval.isZero(), "pollInterval must be positive, was "
                 + settings.pollInterval());
         check(onBusy == OnBusy.WAIT || settings.waitFor().isEmpty(),
@@ -142,13 +148,18 @@ final class LockedMethod {
                 : LockManagerUtils.waitForLock(manager, key, at, poll, waitFor.toMillis());
     }
 
+    /** Gives back the call's hold, keeping the key locked for {@code holdAtLeast} if it is set. */
+    void release(LockResource lock) {
+        if (holdAtLeast == null) {
+            lock.close();
+        } else {
+            lock.closeHeldAtLeast(holdAtLeast);
+        }
+    }
+
     /** What a skipped call returns. */
     Object skipped() {
         return method.getReturnType() == Optional.class ? Optional.empty() : null;
-    }
-
-    OnBusy onBusy() {
-        return onBusy;
     }
 
     /** The key of every call, if it has no expression. */

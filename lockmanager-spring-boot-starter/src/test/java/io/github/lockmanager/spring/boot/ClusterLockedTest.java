@@ -129,6 +129,21 @@ class ClusterLockedTest {
     }
 
     @Test
+    void aJobHeldAtLeastForItsTimeIsSkippedByALateNodeAndRunsAgainAfterwards() {
+        Orders a = nodeA.getBean(Orders.class);
+        Orders b = nodeB.getBean(Orders.class);
+        long start = System.nanoTime();
+        assertThat(a.nightly()).isEqualTo("ran");
+
+        String late = b.nightly();
+        if (Duration.ofNanos(System.nanoTime() - start).compareTo(Orders.NIGHTLY_HOLD) < 0) {
+            assertThat(late).as("the late node skips while the key is kept").isNull();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> "ran".equals(b.nightly()));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Orders.NIGHTLY_HOLD.minusMillis(300));
+    }
+
+    @Test
     void aKeyPartThatIsNullFailsTheCallNamingTheExpression() {
         Orders b = nodeB.getBean(Orders.class);
         assertThatThrownBy(() -> b.forCustomer(null))
@@ -251,6 +266,13 @@ class ClusterLockedTest {
         @ClusterLocked(key = "order-#{#orderId}", mode = LockMode.SHARED)
         public String read(long orderId) {
             return "read " + orderId;
+        }
+
+        static final Duration NIGHTLY_HOLD = Duration.ofSeconds(2);
+
+        @ClusterLocked(key = "nightly", onBusy = OnBusy.SKIP, holdAtLeast = "2s")
+        public String nightly() {
+            return "ran";
         }
 
         @ClusterLocked(key = "customer-#{#customer}")
