@@ -11,6 +11,7 @@ import io.github.lockmanager.Require;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -29,7 +30,9 @@ public final class LockManagerUtils {
     /**
      * Waits, without a deadline, until the calling thread holds {@code key} at the manager's default level.
      *
-     * @param waitIntervalMillis how long to wait between tries while another node holds the key; positive
+     * @param waitIntervalMillis the longest wait between tries while another node holds the key (the first waits an
+     *                           eighth of it, later ones back off to it, each drawn at random from its upper half);
+     *                           positive
      * @throws InterruptedException     if the thread is interrupted while waiting
      * @throws LockException            a {@link io.github.lockmanager.LockManagerException} from the manager
      * @throws IllegalArgumentException if an argument is invalid
@@ -165,6 +168,7 @@ public final class LockManagerUtils {
                                      long waitIntervalMillis, boolean hasDeadline, long deadlineNanos)
             throws LockException, TimeoutException, InterruptedException {
         long intervalNanos = TimeUnit.MILLISECONDS.toNanos(waitIntervalMillis);
+        PollBackoff backoff = new PollBackoff(intervalNanos, ThreadLocalRandom.current());
         while (true) {
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for lock '" + key + "'");
@@ -172,7 +176,8 @@ public final class LockManagerUtils {
             try {
                 return attempt.take();
             } catch (AlreadyLockedException held) {
-                long wait = intervalNanos;
+                // this node's holder wakes its waiters when it lets go; only a holder elsewhere is polled
+                long wait = held.isHeldOnThisNode() ? intervalNanos : backoff.nextNanos();
                 if (hasDeadline) {
                     long remaining = deadlineNanos - System.nanoTime();
                     if (remaining <= 0) {
