@@ -120,13 +120,7 @@ class ActuatorAndAdminPageTest {
     public static class Worker {
         @ClusterLocked(key = "#{#key}")
         public String work(String key, CountDownLatch entered) {
-            entered.countDown();
-            try {
-                new CountDownLatch(1).await();
-                return "not interrupted";
-            } catch (InterruptedException e) {
-                return "interrupted";
-            }
+            return BootApps.blockUntilInterrupted(entered);
         }
 
         @ClusterLocked(key = "quick")

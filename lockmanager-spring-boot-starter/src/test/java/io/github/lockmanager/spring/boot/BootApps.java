@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 
 /** Starts Spring Boot applications on the test PostgreSQL, each a node of one client. */
 final class BootApps {
@@ -33,6 +34,17 @@ final class BootApps {
                 "lockmanager.abort-poll-interval=200ms",
                 "lockmanager.shutdown-timeout=5s",
                 "logging.level.root=warn");
+    }
+
+    /** Work that holds its lock until its thread is interrupted: tells {@code entered}, then blocks. */
+    static String blockUntilInterrupted(CountDownLatch entered) {
+        entered.countDown();
+        try {
+            new CountDownLatch(1).await();
+            return "not interrupted";
+        } catch (InterruptedException e) {
+            return "interrupted";
+        }
     }
 
     /** The messages of a failure and its causes, outermost first. */

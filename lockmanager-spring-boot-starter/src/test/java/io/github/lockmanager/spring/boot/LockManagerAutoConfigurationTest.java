@@ -124,13 +124,7 @@ class LockManagerAutoConfigurationTest {
     public static class Job {
         @ClusterLocked(key = "nightly-job")
         public String runUntilInterrupted(CountDownLatch entered) {
-            entered.countDown();
-            try {
-                new CountDownLatch(1).await();
-                return "not interrupted";
-            } catch (InterruptedException e) {
-                return "interrupted";
-            }
+            return BootApps.blockUntilInterrupted(entered);
         }
     }
 }
