@@ -48,7 +48,7 @@ public @interface ClusterLocked {
     /** The key's level; none (the default) for the manager's default level. At most one. */
     LockLevel[] level() default {};
 
-    /** {@link LockMode#SHARED} lets other shared holders in; exclusive by default. */
+    /** {@link LockMode#SHARED} lets other shared holders in; exclusive by default. The intention modes are refused. */
     LockMode mode() default LockMode.EXCLUSIVE;
 
     /** What a call does when another holder has the key. */

@@ -50,6 +50,8 @@ final class LockedMethod {
         this.name = ClassUtils.getQualifiedMethodName(method, targetClass);
         this.mode = settings.mode();
         this.onBusy = settings.onBusy();
+        check(mode == LockMode.EXCLUSIVE || mode == LockMode.SHARED, "mode must be EXCLUSIVE or SHARED, was " + mode
+                + ": intention modes are taken on a path's ancestors by LockManager.lockPath");
         check(settings.level().length <= 1, "level takes at most one value, was "
                 + List.of(settings.level()));
         this.level = settings.level().length == 1 ? settings.level()[0] : null;

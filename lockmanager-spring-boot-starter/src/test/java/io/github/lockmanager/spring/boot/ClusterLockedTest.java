@@ -185,6 +185,11 @@ class ClusterLockedTest {
                 BootApps.postgres(CLIENT, "node-c")))
                 .satisfies(e -> assertThat(BootApps.messages(e))
                         .anyMatch(m -> m.contains("SlowJob.run") && m.contains("'ten seconds'")));
+        assertThatThrownBy(() -> BootApps.start(IntentionMode.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "node-c")))
+                .rootCause()
+                .hasMessageContaining("Intending.run")
+                .hasMessageContaining("INTENT_SHARED");
     }
 
     private Future<String> holdOnA(Orders a, long orderId, CountDownLatch release) throws InterruptedException {
@@ -337,6 +342,18 @@ class ClusterLockedTest {
     @EnableAutoConfiguration
     @Import(SlowJob.class)
     static class BadDuration {
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Intending.class)
+    static class IntentionMode {
+    }
+
+    public static class Intending {
+        @ClusterLocked(mode = LockMode.INTENT_SHARED)
+        public void run() {
+        }
     }
 
     public static class SlowJob {
