@@ -34,10 +34,13 @@ public interface LockResource extends AutoCloseable {
      * lock was acquired less than {@code atLeast} ago, the key stays locked, for every thread and node, until
      * {@code atLeast} after the acquisition (ShedLock's "lock at least for"): a scheduled job that ends early keeps
      * a node whose trigger fires a little later from running it again. The kept lock belongs to no thread: it is
-     * not renewed, not among the held locks of this node's MXBean and has no holder to abort; its record ends by itself in the
-     * store (on Aerospike, whose record times count whole seconds, up to a second later). An earlier hold of a
-     * re-entered lock only gives back that hold. Never throws for the store: if it fails, the key stays locked
-     * until its last renewed lease ends, which is logged.
+     * not renewed, not among the held locks of this node's MXBean and has no holder to abort. If its lease would end
+     * before that time, the lease is extended to it in the store (the record then ends by itself; on Aerospike, whose
+     * record times count whole seconds, up to a second later); otherwise the manager releases the record when the
+     * time has come, at its keeper's next tick (within the shorter of the renewal and abort-poll intervals). A lease
+     * is never shortened, so if this node stops meanwhile the key stays locked until its lease ends: longer, never
+     * shorter. An earlier hold of a re-entered lock only gives back that hold. Never throws for the store: if it
+     * fails, the key stays locked until its last renewed lease ends, which is logged.
      *
      * @param atLeast from zero (which releases as {@link #close()} does) to {@link #MAX_HOLD_AT_LEAST}, measured
      *                from the acquisition on this node's clock

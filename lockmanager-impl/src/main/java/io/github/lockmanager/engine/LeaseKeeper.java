@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The background work of one lock manager, on two named daemon threads:
  * <ul>
- *   <li>the keeper ({@code lockmanager-<node>-keeper}) each tick releases the locks of dead holder threads,
+ *   <li>the keeper ({@code lockmanager-<node>-keeper}) each tick releases the locks of dead holder threads and kept
+ *       locks whose time has come,
  *       retries failed releases, runs the {@link Renewal} cycle, reports locks {@link HeldTooLong held too long}
  *       and, now and then, purges idle records;</li>
  *   <li>the watchdog ({@code lockmanager-<node>-watchdog}) runs the {@link Watchdog}, which does no I/O.</li>
@@ -95,6 +96,7 @@ final class LeaseKeeper {
                     releaser.reclaim(acquisition);
                 }
             }
+            releaser.releaseKept(now);
             releaser.retryPending(now);
             renewal.cycle(now);
             heldTooLong.check(now);

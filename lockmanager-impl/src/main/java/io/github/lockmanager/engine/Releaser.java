@@ -31,6 +31,12 @@ final class Releaser {
     private final TimeSource time;
     /** Releases to retry, with the engine time after which the lease has ended anyway. */
     private final Map<LockHandle, Long> pending = new ConcurrentHashMap<>();
+    /** Locks kept after their last hold ({@link #dropHoldKeeping}), to release when their time comes. */
+    private final Map<LockHandle, Kept> kept = new ConcurrentHashMap<>();
+
+    /** A kept lock: the engine time to release it at, and the end of its last confirmed lease. */
+    private record Kept(long untilNanos, long leaseEndNanos) {
+    }
 
     Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events) {
         this.nodeId = settings.nodeId();
@@ -66,15 +72,33 @@ final class Releaser {
             release(acquisition, acquisition.confirmedUntilNanos());
             return;
         }
-        keep(acquisition, Duration.ofNanos(remainingNanos));
+        keep(acquisition, remainingNanos);
     }
 
     /**
-     * Sets the end of an ended acquisition's record to {@code remaining} from now instead of removing it, so the key
-     * stays locked until then with no one renewing it; then takes the acquisition out of the table.
+     * Keeps an ended acquisition's key locked for {@code remainingNanos} with no one holding it, then takes the
+     * acquisition out of the table. A lease that ends sooner is extended in the store (a renewal, owner-checked); one
+     * that ends later stays as it is and the record is released when the time has come, at the keeper's first tick
+     * after it. A lease is never shortened: a store may not honour that (on HBase the older, longer-lived owner cell
+     * would show again), and a node that dies meanwhile then leaves the key locked longer, never shorter.
      */
-    private void keep(Acquisition acquisition, Duration remaining) {
+    private void keep(Acquisition acquisition, long remainingNanos) {
         LockHandle handle = acquisition.handle();
+        long untilNanos = time.nanoTime() + remainingNanos;
+        if (untilNanos - acquisition.confirmedUntilNanos() <= 0) {
+            kept.put(handle, new Kept(untilNanos, acquisition.confirmedUntilNanos()));
+            if (log.isDebugEnabled()) {
+                log.debug("Lock '{}' of node '{}' stays locked for {} more after its holder closed it, then is released",
+                        handle.key().name(), nodeId, Duration.ofNanos(remainingNanos));
+            }
+        } else {
+            extend(handle, Duration.ofNanos(remainingNanos));
+        }
+        table.retire(acquisition);
+        events.released(acquisition);
+    }
+
+    private void extend(LockHandle handle, Duration remaining) {
         try {
             HoldState state = calls.run(() -> store.renew(List.of(handle), remaining)).get(handle);
             if (state == HoldState.LOST) {
@@ -89,8 +113,25 @@ final class Releaser {
             log.warn("Could not keep lock '{}' of node '{}' locked for {} more in store {}: {}. The key stays locked "
                     + "until its last renewed lease ends", handle.key().name(), nodeId, remaining, store, e.toString());
         }
-        table.retire(acquisition);
-        events.released(acquisition);
+    }
+
+    /** Releases the kept locks whose time has come by {@code nowNanos}; a failed release is retried as any other. */
+    void releaseKept(long nowNanos) {
+        for (Iterator<Map.Entry<LockHandle, Kept>> it = kept.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<LockHandle, Kept> entry = it.next();
+            if (nowNanos - entry.getValue().untilNanos() < 0) {
+                continue;
+            }
+            it.remove();
+            LockHandle handle = entry.getKey();
+            try {
+                calls.run(() -> store.release(handle));
+            } catch (LockManagerException | RuntimeException e) {
+                log.warn("Could not release kept lock '{}' of node '{}' in store {}: {}. Retrying in the background "
+                        + "until its lease ends", handle.key().name(), nodeId, store, e.toString());
+                releaseLater(handle, entry.getValue().leaseEndNanos());
+            }
+        }
     }
 
     /**
@@ -194,6 +235,11 @@ final class Releaser {
 
     /** The last attempt, at shutdown: what still fails is left to expire. */
     void retryPendingOnClose(long nowNanos) {
+        releaseKept(nowNanos);
+        if (!kept.isEmpty()) {
+            log.info("Node '{}' closes with {} locks kept after their holders closed them: they stay locked until "
+                    + "their leases end", nodeId, kept.size());
+        }
         retryPending(nowNanos);
         if (!pending.isEmpty()) {
             log.warn("Node '{}' closes with {} lock records it could not release: they expire after their lease",
