@@ -22,7 +22,9 @@ final class AerospikeStoreFactory {
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
-            throw Settings.invalid("aerospike", settings.getSetSuffix() + " " + settings.getFarmIds(), e.getMessage());
+            // the set names that build() checks are made of the suffix and each farm id
+            throw Settings.invalid(settings.getFarmIds().isEmpty() ? "aerospike.set-suffix" : "aerospike.farm-ids",
+                    "set-suffix=" + settings.getSetSuffix() + ", farm-ids=" + settings.getFarmIds(), e.getMessage());
         }
     }
 }

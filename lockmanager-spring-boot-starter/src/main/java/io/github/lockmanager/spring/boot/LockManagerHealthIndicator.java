@@ -2,6 +2,7 @@ package io.github.lockmanager.spring.boot;
 
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.engine.LockManagerMXBean;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
@@ -16,18 +17,31 @@ public class LockManagerHealthIndicator extends AbstractHealthIndicator {
     static final String PROBE_KEY = "lockmanager.health-probe";
 
     private final LockManager manager;
+    /** {@code null} for a manager not built by {@link LockManagerBuilder}: its held-lock count is not shown. */
+    private final LockManagerMXBean admin;
     private final RenewalRecord renewals;
 
     public LockManagerHealthIndicator(LockManager manager, RenewalRecord renewals) {
         super("Lock manager health check failed");
         this.manager = manager;
+        this.admin = adminOf(manager);
         this.renewals = renewals;
+    }
+
+    private static LockManagerMXBean adminOf(LockManager manager) {
+        try {
+            return LockManagerBuilder.admin(manager);
+        } catch (IllegalArgumentException notBuiltByTheBuilder) {
+            return null;
+        }
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
         builder.withDetail("node", manager.getNodeId());
-        builder.withDetail("heldLocks", LockManagerBuilder.admin(manager).getHeldLockCount());
+        if (admin != null) {
+            builder.withDetail("heldLocks", admin.getHeldLockCount());
+        }
         RenewalRecord.Outcome last = renewals.last();
         if (last != null) {
             builder.withDetail("lastRenewal", last.at().toString());
