@@ -1,5 +1,6 @@
 package io.github.lockmanager;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -51,6 +52,21 @@ public interface LockManager extends AutoCloseable {
     LockResource lock(String key, LockLevel level) throws LockException;
 
     /**
+     * {@link #lock(String, LockLevel)} with a lease of its own instead of the manager's: how long the key stays
+     * locked after this node stops renewing it (crashed, paused, cut off). A shorter lease frees the key of a
+     * crashed node sooner and costs more renewals; a longer one rides out longer pauses. The lock is renewed, its
+     * loss detected and its holder told exactly as with the manager's lease, on a schedule that follows its own
+     * lease: at the manager's renewal interval, or more often when that is longer than a third of {@code lease}.
+     * Locks of one lease are renewed together, one store call per batch, so each distinct lease in use costs its own
+     * renewal calls. A re-entry adds a hold to the lock the thread has, which keeps the lease it was taken with.
+     *
+     * @param lease from 100 ms to 1 day
+     * @throws IllegalArgumentException if the key is invalid, or the lease is null or out of range
+     * @see #lock(String)
+     */
+    LockResource lock(String key, LockLevel level, Duration lease) throws LockException;
+
+    /**
      * Takes {@code key} at the default level {@link LockMode#SHARED shared}, or adds a hold if the calling thread
      * holds it shared (or exclusively: that lock then also counts this hold). Any number of threads, on any nodes,
      * may hold a key shared at once; an exclusive holder excludes them all, and they exclude it. Never blocks.
@@ -72,6 +88,12 @@ public interface LockManager extends AutoCloseable {
 
     /** {@link #lockShared(String)} at the given level. */
     LockResource lockShared(String key, LockLevel level) throws LockException;
+
+    /**
+     * {@link #lockShared(String, LockLevel)} with a lease of its own, as {@link #lock(String, LockLevel, Duration)}
+     * takes one. A hold added to a lock the thread has (shared or exclusive) keeps that lock's lease.
+     */
+    LockResource lockShared(String key, LockLevel level, Duration lease) throws LockException;
 
     /**
      * Takes the resource at the end of a hierarchical {@code path} in {@code mode} ({@link LockMode#SHARED} or
@@ -99,6 +121,12 @@ public interface LockManager extends AutoCloseable {
 
     /** {@link #lockPath(String, LockMode)} at the given level. */
     LockResource lockPath(String path, LockMode mode, LockLevel level) throws LockException;
+
+    /**
+     * {@link #lockPath(String, LockMode, LockLevel)} with a lease of its own for every step taken, as
+     * {@link #lock(String, LockLevel, Duration)} takes one.
+     */
+    LockResource lockPath(String path, LockMode mode, LockLevel level, Duration lease) throws LockException;
 
     /**
      * Gives back one hold of the calling thread on {@code key} at the default level; the last one releases the
@@ -191,7 +219,7 @@ public interface LockManager extends AutoCloseable {
      *
      * @param waited from the wait's start to its end
      */
-    default void waitEnded(String key, LockLevel level, LockMode mode, java.time.Duration waited,
+    default void waitEnded(String key, LockLevel level, LockMode mode, Duration waited,
                            LockEventListener.WaitResult result) {
     }
 

@@ -37,7 +37,6 @@ final class Acquirer {
     private final String nodeId;
     private final LockStore store;
     private final TimeSource time;
-    private final LeasePolicy leases;
     /** See {@link LockStore#isInMemory()}: an answer that is not worth timing. */
     private final boolean inMemoryStore;
     private final AcquisitionTable table;
@@ -56,7 +55,6 @@ final class Acquirer {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
-        this.leases = settings.leases();
         this.inMemoryStore = store.isInMemory();
         this.table = table;
         this.keys = keys;
@@ -70,10 +68,13 @@ final class Acquirer {
         this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
     }
 
-    /** Takes {@code key} exclusively for {@code me}, who does not hold it exclusively yet. */
-    LockResource acquire(String key, LockLevel level, Thread me) throws LockException {
+    /**
+     * Takes {@code key} exclusively for {@code me}, who does not hold it exclusively yet, with {@code leases}' lease;
+     * a re-entry keeps the lease of the acquisition it joins.
+     */
+    LockResource acquire(String key, LockLevel level, Thread me, LeasePolicy leases) throws LockException {
         try {
-            return takeExclusive(key, level, me);
+            return takeExclusive(key, level, me, leases);
         } catch (AlreadyLockedException e) {
             events.refused(key, level, LockMode.EXCLUSIVE);
             throw e;
@@ -84,16 +85,18 @@ final class Acquirer {
      * Takes {@code key} in a non-exclusive {@code mode} for {@code me}: a re-entry when {@code me} holds it in a
      * mode that covers {@code mode} (exclusively included), else a holder of its own in the store.
      */
-    LockResource acquire(String key, LockLevel level, LockMode mode, Thread me) throws LockException {
+    LockResource acquire(String key, LockLevel level, LockMode mode, Thread me, LeasePolicy leases)
+            throws LockException {
         try {
-            return takeInMode(key, level, mode, me);
+            return takeInMode(key, level, mode, me, leases);
         } catch (AlreadyLockedException e) {
             events.refused(key, level, mode);
             throw e;
         }
     }
 
-    private LockResource takeExclusive(String key, LockLevel level, Thread me) throws LockException {
+    private LockResource takeExclusive(String key, LockLevel level, Thread me, LeasePolicy leases)
+            throws LockException {
         boolean leftoverReleased = false;
         while (true) {
             Acquisition existing = table.get(level, key);
@@ -109,7 +112,7 @@ final class Acquirer {
             }
             // a key already in the table passed this when it was first locked
             LockKey.requireName(key);
-            Acquisition mine = new Acquisition(handle(key, level), me);
+            Acquisition mine = new Acquisition(handle(key, level), me, leases);
             if (table.putIfAbsent(mine) != null) {
                 continue;
             }
@@ -120,7 +123,8 @@ final class Acquirer {
         }
     }
 
-    private LockResource takeInMode(String key, LockLevel level, LockMode mode, Thread me) throws LockException {
+    private LockResource takeInMode(String key, LockLevel level, LockMode mode, Thread me, LeasePolicy leases)
+            throws LockException {
         boolean leftoverReleased = false;
         while (true) {
             Acquisition exclusive = table.get(level, key);
@@ -142,7 +146,7 @@ final class Acquirer {
             }
             refuseUpgrade(key, level, mode, me);
             LockKey.requireName(key);
-            Acquisition mine = new ModeAcquisition(handle(key, level), me, mode);
+            Acquisition mine = new ModeAcquisition(handle(key, level), me, mode, leases);
             if (table.putIfAbsent(mine) != null) {
                 continue;
             }
@@ -238,6 +242,7 @@ final class Acquirer {
     /** Asks the store for {@code mine}; on anything but success {@code mine} is ended and out of the table. */
     private AcquireResult fromStore(Acquisition mine) throws LockException {
         LockHandle handle = mine.handle();
+        LeasePolicy leases = mine.leases();
         long sentAt = time.nanoTime();
         AcquireResult result;
         try {

@@ -50,6 +50,8 @@ class Acquisition extends WeakReference<Thread> {
 
     private final LockHandle handle;
     private final String holderName;
+    /** The manager's default policy, or the one of the lease this acquisition was asked with: shared, not copied. */
+    private final LeasePolicy leases;
     /** {@link #ACQUIRING}, {@link #ENDED}, or the number of holds of a held acquisition (at least 1). */
     private volatile int holds = ACQUIRING;
     private volatile boolean gone;
@@ -68,14 +70,20 @@ class Acquisition extends WeakReference<Thread> {
     private volatile long confirmedUntilNanos;
 
     /** An exclusive acquisition; {@link ModeAcquisition} is one in another mode. */
-    Acquisition(LockHandle handle, Thread holder) {
+    Acquisition(LockHandle handle, Thread holder, LeasePolicy leases) {
         super(holder);
         this.handle = handle;
         this.holderName = holder.getName();
+        this.leases = leases;
     }
 
     LockHandle handle() {
         return handle;
+    }
+
+    /** The timing rules of this acquisition's lease. */
+    LeasePolicy leases() {
+        return leases;
     }
 
     LockKey key() {

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  *       and, now and then, purges idle records;</li>
  *   <li>the watchdog ({@code lockmanager-<node>-watchdog}) runs the {@link Watchdog}, which does no I/O.</li>
  * </ul>
+ * Both run as often as the shortest lease this manager has been asked for needs ({@link #adopt}).
  */
 final class LeaseKeeper {
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
@@ -41,6 +43,11 @@ final class LeaseKeeper {
     private final ScheduledExecutorService watchdogThread;
     /** Only touched by the keeper thread. */
     private long nextPurgeNanos;
+    /** How often each thread runs now; changed under this object's monitor, read without it. */
+    private volatile long tickNanos;
+    private volatile long watchNanos;
+    private ScheduledFuture<?> keeping;
+    private ScheduledFuture<?> watching;
 
     LeaseKeeper(EngineSettings settings, AcquisitionTable table, Releaser releaser, Delivery delivery,
                 HeldTooLong heldTooLong, Events events) {
@@ -61,18 +68,45 @@ final class LeaseKeeper {
         this.watchdogThread = Executors.newSingleThreadScheduledExecutor(watchdogThreads);
     }
 
-    void start() {
+    synchronized void start() {
         nextPurgeNanos = time.nanoTime() + purgeInterval.toNanos();
-        long tick = leases.tick().toNanos();
-        keeperThread.scheduleWithFixedDelay(this::keep, tick, tick, TimeUnit.NANOSECONDS);
-        long watch = leases.watchdogPeriod().toNanos();
-        watchdogThread.scheduleWithFixedDelay(this::watch, watch, watch, TimeUnit.NANOSECONDS);
+        schedule(leases.tickNanos(), leases.watchdogPeriodNanos());
+    }
+
+    /**
+     * Makes both threads run often enough for locks with {@code policy}'s lease, if they do not yet: a lease shorter
+     * than the manager's needs earlier renewals and an earlier look by the watchdog. The cadence only ever gets
+     * faster, so a lock taken with a short lease is never left behind by one taken later with a longer one.
+     */
+    void adopt(LeasePolicy policy) {
+        if (policy.tickNanos() >= tickNanos && policy.watchdogPeriodNanos() >= watchNanos) {
+            return;
+        }
+        synchronized (this) {
+            if (keeperThread.isShutdown()) {
+                return;
+            }
+            keeping.cancel(false);
+            watching.cancel(false);
+            schedule(Math.min(tickNanos, policy.tickNanos()), Math.min(watchNanos, policy.watchdogPeriodNanos()));
+        }
+        log.debug("Keeper of node '{}' now runs every {} ms and its watchdog every {} ms, for locks with {}", nodeId,
+                TimeUnit.NANOSECONDS.toMillis(tickNanos), TimeUnit.NANOSECONDS.toMillis(watchNanos), policy);
+    }
+
+    private void schedule(long tick, long watch) {
+        tickNanos = tick;
+        watchNanos = watch;
+        keeping = keeperThread.scheduleWithFixedDelay(this::keep, tick, tick, TimeUnit.NANOSECONDS);
+        watching = watchdogThread.scheduleWithFixedDelay(this::watch, watch, watch, TimeUnit.NANOSECONDS);
     }
 
     /** Stops both threads, then makes one last attempt at the releases still pending. */
     void stop() {
-        keeperThread.shutdownNow();
-        watchdogThread.shutdownNow();
+        synchronized (this) {
+            keeperThread.shutdownNow();
+            watchdogThread.shutdownNow();
+        }
         boolean interrupted = false;
         try {
             if (!keeperThreads.awaitExit(shutdownTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS)) {
@@ -102,7 +136,8 @@ final class LeaseKeeper {
             heldTooLong.check(now);
             purgeWhenDue(now);
         } catch (RuntimeException | Error e) {
-            log.error("Keeper cycle of node '{}' failed unexpectedly; it runs again in {}", nodeId, leases.tick(), e);
+            log.error("Keeper cycle of node '{}' failed unexpectedly; it runs again in {} ms", nodeId,
+                    TimeUnit.NANOSECONDS.toMillis(tickNanos), e);
         }
     }
 
@@ -126,8 +161,8 @@ final class LeaseKeeper {
         try {
             watchdog.watch();
         } catch (RuntimeException | Error e) {
-            log.error("Watchdog of node '{}' failed unexpectedly; it runs again in {}", nodeId,
-                    leases.watchdogPeriod(), e);
+            log.error("Watchdog of node '{}' failed unexpectedly; it runs again in {} ms", nodeId,
+                    TimeUnit.NANOSECONDS.toMillis(watchNanos), e);
         }
     }
 }

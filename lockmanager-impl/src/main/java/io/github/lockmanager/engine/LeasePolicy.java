@@ -1,13 +1,21 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.Require;
+
 import java.time.Duration;
 
 /**
- * Every timing rule of a manager's leases, in one place: how often renewal and abort polling run, how late an
- * unconfirmed lock is declared lost, how often the watchdog looks, when a grant came too late to use and when a
- * renewal cycle is slow. Times in nanoseconds are those of the manager's {@code TimeSource}. Immutable.
+ * Every timing rule of a lease, in one place: how often renewal and abort polling run, how late an unconfirmed lock
+ * is declared lost, how often the watchdog looks, when a grant came too late to use and when a renewal cycle is
+ * slow. A manager has one for its default lease and one per lease its callers ask for ({@link #forLease}). Times in
+ * nanoseconds are those of the manager's {@code TimeSource}. Immutable; equal when every setting is.
  */
 final class LeasePolicy {
+    /** The shortest lease accepted: renewal and loss detection need tens of milliseconds to work in. */
+    static final Duration SHORTEST = Duration.ofMillis(100);
+    /** The longest lease, and the longest of every interval a manager is configured with. */
+    static final Duration LONGEST = Duration.ofDays(1);
+
     private final Duration lease;
     private final Duration renewalInterval;
     private final Duration abortPollInterval;
@@ -15,6 +23,8 @@ final class LeasePolicy {
     private final long leaseNanos;
     private final long lossMarginNanos;
     private final long renewalIntervalNanos;
+    private final long tickNanos;
+    private final long watchdogPeriodNanos;
 
     private LeasePolicy(Duration lease, Duration renewalInterval, Duration abortPollInterval) {
         this.lease = lease;
@@ -23,6 +33,8 @@ final class LeasePolicy {
         this.leaseNanos = lease.toNanos();
         this.lossMarginNanos = lossMargin().toNanos();
         this.renewalIntervalNanos = renewalInterval.toNanos();
+        this.tickNanos = tick().toNanos();
+        this.watchdogPeriodNanos = watchdogPeriod().toNanos();
     }
 
     /**
@@ -36,6 +48,34 @@ final class LeasePolicy {
                     + lease + "), so that two renewals can fail before the lease runs out");
         }
         return new LeasePolicy(lease, renewal, abortPollInterval);
+    }
+
+    /**
+     * Checks a lease, a manager's or one a caller asks for.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    static Duration checkLease(Duration lease) {
+        Require.notNull(lease, "lease");
+        Require.argument(!lease.isZero() && !lease.isNegative(), "lease must be positive, was %s", lease);
+        Require.argument(lease.compareTo(SHORTEST) >= 0, "lease must be at least %dms, was %s", SHORTEST.toMillis(),
+                lease);
+        Require.argument(lease.compareTo(LONGEST) <= 0, "lease must be at most %s, was %s", LONGEST, lease);
+        return lease;
+    }
+
+    /**
+     * The policy of a lock taken with a lease of its own: renewed at this policy's interval, or more often when a
+     * third of {@code callLease} is shorter, so that two renewals can still fail before it runs out; its loss margin,
+     * watchdog period and grant deadline follow {@code callLease}. Abort polling stays as it is.
+     */
+    LeasePolicy forLease(Duration callLease) {
+        if (callLease.equals(lease)) {
+            return this;
+        }
+        Duration third = callLease.dividedBy(3);
+        return new LeasePolicy(callLease, third.compareTo(renewalInterval) < 0 ? third : renewalInterval,
+                abortPollInterval);
     }
 
     Duration lease() {
@@ -80,6 +120,14 @@ final class LeasePolicy {
         return lease.minus(lossMargin()).minus(renewalInterval);
     }
 
+    long tickNanos() {
+        return tickNanos;
+    }
+
+    long watchdogPeriodNanos() {
+        return watchdogPeriodNanos;
+    }
+
     /** The end of a lease that a store call sent at {@code sentAtNanos} started or extended. */
     long leaseEnd(long sentAtNanos) {
         return sentAtNanos + leaseNanos;
@@ -98,5 +146,21 @@ final class LeasePolicy {
     /** Whether a lock whose lease is confirmed until {@code confirmedUntilNanos} must be declared lost at {@code nowNanos}. */
     boolean atRisk(long confirmedUntilNanos, long nowNanos) {
         return nowNanos + lossMarginNanos - confirmedUntilNanos >= 0;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof LeasePolicy other && leaseNanos == other.leaseNanos
+                && renewalIntervalNanos == other.renewalIntervalNanos && abortPollInterval.equals(other.abortPollInterval);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(leaseNanos);
+    }
+
+    @Override
+    public String toString() {
+        return "lease " + lease + ", renewed every " + renewalInterval;
     }
 }

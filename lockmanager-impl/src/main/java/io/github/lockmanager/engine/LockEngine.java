@@ -42,6 +42,7 @@ final class LockEngine implements LockManager {
     private final Delivery delivery;
     private final Acquirer acquirer;
     private final LeaseKeeper keeper;
+    private final CallLeases callLeases;
     private final Events events;
     private final AdminBean adminBean;
 
@@ -57,6 +58,7 @@ final class LockEngine implements LockManager {
         HeldTooLong heldTooLong = new HeldTooLong(settings, events);
         this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, heldTooLong, events);
         this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong, events);
+        this.callLeases = new CallLeases(settings.leases(), keeper);
         this.adminBean = new AdminBean(settings, table, this, heldTooLong);
     }
 
@@ -87,7 +89,15 @@ final class LockEngine implements LockManager {
         if (mine != null && mine.isHeldBy(me) && mine.addHold()) {
             return new HoldResource(releaser, mine, false);
         }
-        return acquirer.acquire(key, level, me);
+        return acquirer.acquire(key, level, me, settings.leases());
+    }
+
+    @Override
+    public LockResource lock(String key, LockLevel level, Duration lease) throws LockException {
+        requireArguments(key, level);
+        LeasePolicy leases = callLeases.of(lease);
+        lifecycle.requireOpen();
+        return acquirer.acquire(key, level, Thread.currentThread(), leases);
     }
 
     @Override
@@ -97,10 +107,20 @@ final class LockEngine implements LockManager {
 
     @Override
     public LockResource lockShared(String key, LockLevel level) throws LockException {
+        return lockShared(key, level, settings.leases());
+    }
+
+    @Override
+    public LockResource lockShared(String key, LockLevel level, Duration lease) throws LockException {
+        requireArguments(key, level);
+        return lockShared(key, level, callLeases.of(lease));
+    }
+
+    private LockResource lockShared(String key, LockLevel level, LeasePolicy leases) throws LockException {
         requireArguments(key, level);
         lifecycle.requireOpen();
         requireModes();
-        return acquirer.acquire(key, level, LockMode.SHARED, Thread.currentThread());
+        return acquirer.acquire(key, level, LockMode.SHARED, Thread.currentThread(), leases);
     }
 
     @Override
@@ -110,6 +130,17 @@ final class LockEngine implements LockManager {
 
     @Override
     public LockResource lockPath(String path, LockMode mode, LockLevel level) throws LockException {
+        return lockPath(path, mode, level, settings.leases());
+    }
+
+    @Override
+    public LockResource lockPath(String path, LockMode mode, LockLevel level, Duration lease) throws LockException {
+        requireArguments(path, level);
+        return lockPath(path, mode, level, callLeases.of(lease));
+    }
+
+    private LockResource lockPath(String path, LockMode mode, LockLevel level, LeasePolicy leases)
+            throws LockException {
         requireValidArguments(path, level);
         Require.notNull(mode, "lock mode");
         Require.argument(!mode.isIntention(), "lockPath takes SHARED or EXCLUSIVE; %s is what the manager takes on "
@@ -117,7 +148,7 @@ final class LockEngine implements LockManager {
         lifecycle.requireOpen();
         requireModes();
         return PathResource.take(acquirer, LockPaths.prefixes(path, settings.pathSeparator()), mode, level,
-                Thread.currentThread());
+                Thread.currentThread(), leases);
     }
 
     private void requireModes() {

@@ -36,9 +36,9 @@ public final class LockManagerBuilder {
     /** The longest node id: stores size their owner columns by it. */
     public static final int MAX_NODE_ID_LENGTH = 128;
     /** The shortest lease accepted. */
-    public static final Duration MIN_LEASE = Duration.ofMillis(100);
+    public static final Duration MIN_LEASE = LeasePolicy.SHORTEST;
     /** The longest lease, renewal, poll or purge interval accepted. */
-    public static final Duration MAX_INTERVAL = Duration.ofDays(1);
+    public static final Duration MAX_INTERVAL = LeasePolicy.LONGEST;
     /** The longest shutdown timeout accepted. */
     public static final Duration MAX_SHUTDOWN_TIMEOUT = Duration.ofHours(1);
 
@@ -114,10 +114,7 @@ public final class LockManagerBuilder {
 
     /** How long a lock outlives its node's last renewal. 100 ms to 1 day. Default 60 s. */
     public LockManagerBuilder lease(Duration lease) {
-        checkInterval("lease", lease);
-        Require.argument(lease.compareTo(MIN_LEASE) >= 0, "lease must be at least %dms, was %s", MIN_LEASE.toMillis(),
-                lease);
-        this.lease = lease;
+        this.lease = LeasePolicy.checkLease(lease);
         return this;
     }
 

@@ -17,8 +17,8 @@ final class ModeAcquisition extends Acquisition {
     record Place(LockLevel level, String name, long threadId, LockMode mode) {
     }
 
-    ModeAcquisition(LockHandle handle, Thread holder, LockMode mode) {
-        super(handle, holder);
+    ModeAcquisition(LockHandle handle, Thread holder, LockMode mode, LeasePolicy leases) {
+        super(handle, holder, leases);
         this.place = new Place(handle.key().level(), handle.key().name(), holder.getId(), mode);
     }
 

@@ -10,12 +10,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Renews every held lock in batches when renewal is due, and checks them for abort marks in between. Driven by
+ * Renews every held lock in batches when renewal is due, and checks them for abort marks in between. Locks taken
+ * with a lease of their own are renewed with their lease and on their own schedule, in batches of their own: one
+ * store call renews one lease, so each lease in use costs its own batches. Driven by
  * the local table, never by what the store says this node owns, so a lock released locally is never kept alive.
  * A lock lent to guarded work is only checked: the work may keep its record busy, and a renewal waiting for it
  * would hold up the whole batch.
@@ -32,7 +35,11 @@ final class Renewal {
     private final AcquisitionTable table;
     private final Delivery delivery;
     private final Events events;
-    private long nextRenewalNanos;
+    /**
+     * When each lease in use is due for renewal. The default lease keeps its entry, so that its schedule runs on
+     * from the start as before; another lease's entry goes when no lock has it.
+     */
+    private final Map<LeasePolicy, Long> nextRenewalNanos = new HashMap<>();
     /** Store calls failed in a row. */
     private int failures;
     /** When the last slow-cycle warning was logged. */
@@ -48,31 +55,70 @@ final class Renewal {
         this.table = table;
         this.delivery = delivery;
         this.events = events;
-        this.nextRenewalNanos = leases.nextRenewal(time.nanoTime());
+        this.nextRenewalNanos.put(leases, leases.nextRenewal(time.nanoTime()));
     }
 
     /** Renews (when due) or checks every held lock, one store call per batch. */
     void cycle(long nowNanos) {
         List<Acquisition> held = table.held();
         List<Acquisition> guarded = table.removeGuarded(held);
-        boolean renewing = nowNanos - nextRenewalNanos >= 0;
-        boolean allAnswered = true;
-        for (int from = 0; from < held.size(); from += batchSize) {
-            allAnswered &= ask(held.subList(from, Math.min(held.size(), from + batchSize)), renewing);
+        Map<LeasePolicy, List<Acquisition>> byLease = byLease(held);
+        nextRenewalNanos.keySet().removeIf(policy -> policy != leases && !byLease.containsKey(policy));
+        int renewed = 0;
+        for (Map.Entry<LeasePolicy, List<Acquisition>> group : byLease.entrySet()) {
+            LeasePolicy policy = group.getKey();
+            List<Acquisition> locks = group.getValue();
+            long due = nextRenewalNanos.computeIfAbsent(policy, p -> p.nextRenewal(earliestGrant(locks)));
+            boolean renewing = nowNanos - due >= 0;
+            boolean allAnswered = true;
+            for (int from = 0; from < locks.size(); from += batchSize) {
+                allAnswered &= ask(locks.subList(from, Math.min(locks.size(), from + batchSize)), renewing, policy);
+            }
+            if (renewing) {
+                renewed += locks.size();
+                if (allAnswered) {
+                    nextRenewalNanos.put(policy, policy.nextRenewal(nowNanos));
+                }
+            }
+        }
+        if (!byLease.containsKey(leases) && nowNanos - nextRenewalNanos.get(leases) >= 0) {
+            nextRenewalNanos.put(leases, leases.nextRenewal(nowNanos));
         }
         for (int from = 0; from < guarded.size(); from += batchSize) {
-            ask(guarded.subList(from, Math.min(guarded.size(), from + batchSize)), false);
+            ask(guarded.subList(from, Math.min(guarded.size(), from + batchSize)), false, leases);
         }
-        if (renewing && allAnswered) {
-            nextRenewalNanos = leases.nextRenewal(nowNanos);
-        }
-        if (renewing) {
-            reportCycle(held.size(), time.nanoTime() - nowNanos);
+        if (renewed > 0) {
+            reportCycle(renewed, time.nanoTime() - nowNanos);
         }
     }
 
-    /** Renews or checks one batch; {@code false} if the store gave no answer for some lock. */
-    private boolean ask(List<Acquisition> batch, boolean renewing) {
+    /** A new lease group is first due one renewal interval after its first lock was asked for. */
+    private static long earliestGrant(List<Acquisition> locks) {
+        long earliest = locks.get(0).grantedAtNanos();
+        for (Acquisition acquisition : locks) {
+            earliest = acquisition.grantedAtNanos() - earliest < 0 ? acquisition.grantedAtNanos() : earliest;
+        }
+        return earliest;
+    }
+
+    /** The held locks by lease; one list, without copying, when all have the default lease (the common case). */
+    private Map<LeasePolicy, List<Acquisition>> byLease(List<Acquisition> held) {
+        int firstOther = 0;
+        while (firstOther < held.size() && held.get(firstOther).leases() == leases) {
+            firstOther++;
+        }
+        if (firstOther == held.size()) {
+            return held.isEmpty() ? Map.of() : Map.of(leases, held);
+        }
+        Map<LeasePolicy, List<Acquisition>> groups = new HashMap<>();
+        for (Acquisition acquisition : held) {
+            groups.computeIfAbsent(acquisition.leases(), policy -> new ArrayList<>()).add(acquisition);
+        }
+        return groups;
+    }
+
+    /** Renews (with {@code policy}'s lease) or checks one batch; {@code false} if the store gave no answer for some lock. */
+    private boolean ask(List<Acquisition> batch, boolean renewing, LeasePolicy policy) {
         List<LockHandle> handles = new ArrayList<>(batch.size());
         for (Acquisition acquisition : batch) {
             handles.add(acquisition.handle());
@@ -80,7 +126,7 @@ final class Renewal {
         long sentAt = time.nanoTime();
         Map<LockHandle, HoldState> answers;
         try {
-            answers = renewing ? store.renew(handles, leases.lease()) : store.check(handles);
+            answers = renewing ? store.renew(handles, policy.lease()) : store.check(handles);
         } catch (LockManagerException | RuntimeException e) {
             if (renewing) {
                 events.renewalFailed(batch.size(), e);
@@ -101,7 +147,7 @@ final class Renewal {
         if (renewing) {
             events.renewed(batch.size(), time.nanoTime() - sentAt);
         }
-        long confirmedUntil = leases.leaseEnd(sentAt);
+        long confirmedUntil = policy.leaseEnd(sentAt);
         boolean complete = true;
         for (Acquisition acquisition : batch) {
             HoldState state = answers.get(acquisition.handle());

@@ -4,18 +4,17 @@ import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.TimeSource;
 
 /**
- * Declares lost any lock whose lease is about to end without a confirmed renewal. It does no I/O, so a holder is
+ * Declares lost any lock whose lease (its own, when it was asked with one) is about to end without a confirmed
+ * renewal. It does no I/O, so a holder is
  * told in time even while a store call of the keeper hangs.
  */
 final class Watchdog {
     private final TimeSource time;
-    private final LeasePolicy leases;
     private final AcquisitionTable table;
     private final Delivery delivery;
 
     Watchdog(EngineSettings settings, AcquisitionTable table, Delivery delivery) {
         this.time = settings.timeSource();
-        this.leases = settings.leases();
         this.table = table;
         this.delivery = delivery;
     }
@@ -23,7 +22,7 @@ final class Watchdog {
     void watch() {
         long now = time.nanoTime();
         for (Acquisition acquisition : table.held()) {
-            if (leases.atRisk(acquisition.confirmedUntilNanos(), now)) {
+            if (acquisition.leases().atRisk(acquisition.confirmedUntilNanos(), now)) {
                 delivery.lose(acquisition, LockLossReason.RENEWAL_UNCONFIRMED);
             }
         }

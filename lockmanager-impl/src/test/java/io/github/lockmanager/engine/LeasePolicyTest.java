@@ -34,4 +34,34 @@ class LeasePolicyTest {
         assertThat(policy.nextRenewal(sentAt)).isEqualTo(sentAt + 20 * SECOND);
         assertThat(policy.longestSafeCycle()).isEqualTo(Duration.ofSeconds(28));
     }
+
+    @Test
+    void aCallsLeaseRenewsAtTheManagersIntervalOrAtAThirdOfItselfWhenThatIsSooner() {
+        LeasePolicy defaults = LeasePolicy.of(Duration.ofSeconds(60), null, Duration.ofSeconds(5));
+
+        LeasePolicy shorter = defaults.forLease(Duration.ofSeconds(3));
+        assertThat(shorter.renewalInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(shorter.tick()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(shorter.watchdogPeriod()).isEqualTo(Duration.ofMillis(150));
+        assertThat(shorter.lossMargin()).isEqualTo(Duration.ofMillis(600));
+        assertThat(shorter.abortPollInterval()).isEqualTo(Duration.ofSeconds(5));
+
+        LeasePolicy longer = defaults.forLease(Duration.ofMinutes(10));
+        assertThat(longer.renewalInterval()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(longer.lossMargin()).isEqualTo(Duration.ofMinutes(2));
+
+        assertThat(defaults.forLease(Duration.ofSeconds(60))).isSameAs(defaults);
+        assertThat(defaults.forLease(Duration.ofSeconds(3))).isEqualTo(shorter).isNotEqualTo(longer);
+    }
+
+    @Test
+    void aLeaseOutOfRangeIsRefusedNamingTheBound() {
+        assertThatThrownBy(() -> LeasePolicy.checkLease(Duration.ofMillis(99)))
+                .hasMessage("lease must be at least 100ms, was PT0.099S");
+        assertThatThrownBy(() -> LeasePolicy.checkLease(Duration.ofHours(25)))
+                .hasMessage("lease must be at most PT24H, was PT25H");
+        assertThatThrownBy(() -> LeasePolicy.checkLease(Duration.ofSeconds(-1)))
+                .hasMessage("lease must be positive, was PT-1S");
+        assertThatThrownBy(() -> LeasePolicy.checkLease(null)).hasMessage("lease must not be null");
+    }
 }

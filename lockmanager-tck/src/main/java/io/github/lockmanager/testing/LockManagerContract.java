@@ -415,6 +415,30 @@ public abstract class LockManagerContract extends ContractNodes {
     }
 
     @Test
+    void aLockWithALeaseOfItsOwnIsRenewedWithItAndFreedByIt() throws Exception {
+        // the manager's lease is 30 s: only renewal on the lock's own 3 s lease keeps it, and only that lease frees it
+        Duration lease = Duration.ofSeconds(3);
+        InstrumentedStore cutOff = new InstrumentedStore(store());
+        BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
+        LockManager a = start(nodeBuilder("a", cutOff).lossListener((lock, holder, reason) -> losses.add(reason)));
+        LockManager b = node("b");
+        HeldElsewhere held = holdInThread("holder-job", () -> a.lock("job", LockLevel.DC, lease), false);
+        assertThat(a.inspect("job", LockLevel.DC)).singleElement().satisfies(lock -> assertThat(
+                Duration.between(lock.getLockTime(), lock.getExpirationTime()))
+                .isBetween(lease.minusSeconds(1), lease.plusSeconds(1)));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> cutOff.calls("renew") >= 4);
+        assertThat(held.resource.isLost()).as("renewed on its own lease's schedule, past that lease").isFalse();
+        assertThatThrownBy(() -> b.lock("job")).isInstanceOf(AlreadyLockedException.class);
+
+        cutOff.setUnreachable(true);
+        await().atMost(Duration.ofSeconds(10)).untilTrue(held.interrupted);
+        assertThat(losses.poll(10, TimeUnit.SECONDS)).isEqualTo(LockLossReason.RENEWAL_UNCONFIRMED);
+        await().atMost(Duration.ofSeconds(15)).pollInSameThread()
+                .ignoreExceptionsInstanceOf(AlreadyLockedException.class).until(() -> b.lock("job") != null);
+    }
+
+    @Test
     void aLockTheStoreNoLongerConfirmsIsLostAndItsReleaseTouchesNothing() throws Exception {
         InstrumentedStore store = new InstrumentedStore(store());
         BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();

@@ -109,6 +109,46 @@ public final class LockManagerUtils {
                 waitIntervalMillis);
     }
 
+    /**
+     * {@link #waitForLock(LockManager, String, LockLevel, long, long)} for a lock with a lease of its own
+     * ({@link LockManager#lock(String, LockLevel, Duration)}).
+     */
+    public static LockResource waitForLock(LockManager lockManager, String key, LockLevel level, Duration lease,
+                                           long waitIntervalMillis, long timeoutMillis)
+            throws LockException, TimeoutException, InterruptedException {
+        checkManager(lockManager);
+        return await(() -> lockManager.lock(key, level, lease), lockManager, key, level, LockMode.EXCLUSIVE,
+                waitIntervalMillis, true, deadline(timeoutMillis));
+    }
+
+    /** {@link #waitForLock(LockManager, String, LockLevel, long)} for a lock with a lease of its own. */
+    public static LockResource waitForLock(LockManager lockManager, String key, LockLevel level, Duration lease,
+                                           long waitIntervalMillis) throws LockException, InterruptedException {
+        checkManager(lockManager);
+        return awaitWithoutDeadline(() -> lockManager.lock(key, level, lease), lockManager, key, level,
+                LockMode.EXCLUSIVE, waitIntervalMillis);
+    }
+
+    /**
+     * {@link #waitForSharedLock(LockManager, String, LockLevel, long, long)} for a lock with a lease of its own
+     * ({@link LockManager#lockShared(String, LockLevel, Duration)}).
+     */
+    public static LockResource waitForSharedLock(LockManager lockManager, String key, LockLevel level, Duration lease,
+                                                 long waitIntervalMillis, long timeoutMillis)
+            throws LockException, TimeoutException, InterruptedException {
+        checkManager(lockManager);
+        return await(() -> lockManager.lockShared(key, level, lease), lockManager, key, level, LockMode.SHARED,
+                waitIntervalMillis, true, deadline(timeoutMillis));
+    }
+
+    /** {@link #waitForSharedLock(LockManager, String, LockLevel, long)} for a lock with a lease of its own. */
+    public static LockResource waitForSharedLock(LockManager lockManager, String key, LockLevel level, Duration lease,
+                                                 long waitIntervalMillis) throws LockException, InterruptedException {
+        checkManager(lockManager);
+        return awaitWithoutDeadline(() -> lockManager.lockShared(key, level, lease), lockManager, key, level,
+                LockMode.SHARED, waitIntervalMillis);
+    }
+
     private static long deadline(long timeoutMillis) {
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("timeoutMillis must be zero or more, was " + timeoutMillis);

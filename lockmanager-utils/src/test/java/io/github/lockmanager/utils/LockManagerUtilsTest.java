@@ -1,6 +1,7 @@
 package io.github.lockmanager.utils;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
@@ -100,6 +101,30 @@ class LockManagerUtilsTest {
         LockManager a = node("a");
         try (LockResource lock = LockManagerUtils.waitForLock(a, "job", LONG_INTERVAL, 0)) {
             assertThat(lock.isNewLock()).isTrue();
+        }
+    }
+
+    @Test
+    void aWaitForALockWithALeaseOfItsOwnTakesItWithThatLease() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(a, "job", letGo);
+        holdUntil(a, "report", letGo);
+        Duration lease = Duration.ofSeconds(7);
+        AtomicReference<LockResource> exclusive = new AtomicReference<>();
+        AtomicReference<LockResource> shared = new AtomicReference<>();
+        waitingThread("writer", () -> LockManagerUtils.waitForLock(b, "job", LockLevel.DC, lease, 20, 30_000),
+                exclusive);
+        waitingThread("reader", () -> LockManagerUtils.waitForSharedLock(b, "report", LockLevel.DC, lease, 20),
+                shared);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> exclusive.get() != null && shared.get() != null);
+        for (String key : List.of("job", "report")) {
+            assertThat(b.inspect(key, LockLevel.DC)).singleElement().satisfies(lock -> assertThat(
+                    Duration.between(lock.getLockTime(), lock.getExpirationTime())).isEqualTo(lease));
         }
     }
 

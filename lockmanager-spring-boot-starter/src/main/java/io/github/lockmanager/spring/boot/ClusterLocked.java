@@ -72,6 +72,14 @@ public @interface ClusterLocked {
      */
     String holdAtLeast() default "";
 
+    /**
+     * The lock's own lease, as {@code 2m} or {@code PT10S}: how long the key stays locked after this node stops
+     * renewing it (crashed, paused, cut off); empty (the default) takes the manager's {@code lockmanager.lease}. See
+     * {@link io.github.lockmanager.LockManager#lock(String, io.github.lockmanager.LockLevel, java.time.Duration)};
+     * from 100 ms to one day.
+     */
+    String lease() default "";
+
     /** What a call does when the key is held by another thread or node. */
     enum OnBusy {
         /**

@@ -6,6 +6,7 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
 import io.github.lockmanager.utils.LockManagerUtils;
@@ -44,6 +45,8 @@ final class LockedMethod {
     private final Duration pollInterval;
     /** {@code null}: released when the method returns. */
     private final Duration holdAtLeast;
+    /** {@code null}: the manager's lease. */
+    private final Duration lease;
 
     private LockedMethod(Method method, Class<?> targetClass, ClusterLocked settings) {
         this.method = method;
@@ -61,6 +64,11 @@ final class LockedMethod {
         check(holdAtLeast == null || (!holdAtLeast.isNegative()
                         && holdAtLeast.compareTo(LockResource.MAX_HOLD_AT_LEAST) <= 0),
                 "holdAtLeast must be between 0 and " + LockResource.MAX_HOLD_AT_LEAST + ", was " + holdAtLeast);
+        this.lease = settings.lease().isEmpty() ? null : duration("lease", settings.lease());
+        check(lease == null || (lease.compareTo(LockManagerBuilder.MIN_LEASE) >= 0
+                        && lease.compareTo(LockManagerBuilder.MAX_INTERVAL) <= 0),
+                "lease must be between " + LockManagerBuilder.MIN_LEASE + " and " + LockManagerBuilder.MAX_INTERVAL
+                        + ", was " + lease);
         check(!pollInterval.isNegative() && !pollInterval.isZero(), "pollInterval must be positive, was "
                 + settings.pollInterval());
         check(onBusy == OnBusy.WAIT || settings.waitFor().isEmpty(),
@@ -128,6 +136,9 @@ final class LockedMethod {
     }
 
     private LockResource take(LockManager manager, String key, LockLevel at) throws LockException {
+        if (lease != null) {
+            return mode == LockMode.SHARED ? manager.lockShared(key, at, lease) : manager.lock(key, at, lease);
+        }
         return mode == LockMode.SHARED ? manager.lockShared(key, at) : manager.lock(key, at);
     }
 
@@ -142,12 +153,26 @@ final class LockedMethod {
     private LockResource await(LockManager manager, String key, LockLevel at)
             throws LockException, InterruptedException, TimeoutException {
         long poll = Math.max(1, pollInterval.toMillis());
+        if (lease != null) {
+            return awaitWithLease(manager, key, at, poll);
+        }
         if (waitFor == null) {
             return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, poll)
                     : LockManagerUtils.waitForLock(manager, key, at, poll);
         }
         return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, poll, waitFor.toMillis())
                 : LockManagerUtils.waitForLock(manager, key, at, poll, waitFor.toMillis());
+    }
+
+    private LockResource awaitWithLease(LockManager manager, String key, LockLevel at, long poll)
+            throws LockException, InterruptedException, TimeoutException {
+        if (waitFor == null) {
+            return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, lease, poll)
+                    : LockManagerUtils.waitForLock(manager, key, at, lease, poll);
+        }
+        return mode == LockMode.SHARED
+                ? LockManagerUtils.waitForSharedLock(manager, key, at, lease, poll, waitFor.toMillis())
+                : LockManagerUtils.waitForLock(manager, key, at, lease, poll, waitFor.toMillis());
     }
 
     /** Gives back the call's hold, keeping the key locked for {@code holdAtLeast} if it is set. */

@@ -1,6 +1,7 @@
 package io.github.lockmanager.spring.boot;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
@@ -144,6 +145,13 @@ class ClusterLockedTest {
     }
 
     @Test
+    void aLeaseOfTheMethodsOwnIsTheLocksLeaseWhetherTakenAtOnceOrAfterAWait() throws Exception {
+        Orders b = nodeB.getBean(Orders.class);
+        assertThat(b.leased()).isBetween(Duration.ofSeconds(4), Duration.ofSeconds(6));
+        assertThat(b.leasedAfterWaiting()).isBetween(Duration.ofSeconds(4), Duration.ofSeconds(6));
+    }
+
+    @Test
     void aKeyPartThatIsNullFailsTheCallNamingTheExpression() {
         Orders b = nodeB.getBean(Orders.class);
         assertThatThrownBy(() -> b.forCustomer(null))
@@ -190,6 +198,11 @@ class ClusterLockedTest {
                 .rootCause()
                 .hasMessageContaining("Intending.run")
                 .hasMessageContaining("INTENT_SHARED");
+        assertThatThrownBy(() -> BootApps.start(LeaseTooShort.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "node-c")))
+                .rootCause()
+                .hasMessageContaining("ShortLeased.run")
+                .hasMessageContaining("lease must be between PT0.1S and PT24H, was PT0.01S");
     }
 
     private Future<String> holdOnA(Orders a, long orderId, CountDownLatch release) throws InterruptedException {
@@ -280,6 +293,22 @@ class ClusterLockedTest {
             return "ran";
         }
 
+        @ClusterLocked(key = "leased", lease = "5s")
+        public Duration leased() throws LockManagerException {
+            return heldFor("leased");
+        }
+
+        @ClusterLocked(key = "leased", lease = "5s", onBusy = OnBusy.WAIT, waitFor = "10s")
+        public Duration leasedAfterWaiting() throws LockManagerException {
+            return heldFor("leased");
+        }
+
+        /** How long the store was told to keep the lock of {@code key}. */
+        private Duration heldFor(String key) throws LockManagerException {
+            Lock lock = manager.inspect(key, manager.getDefaultLevel()).get(0);
+            return Duration.between(lock.getLockTime(), lock.getExpirationTime());
+        }
+
         @ClusterLocked(key = "customer-#{#customer}")
         public String forCustomer(String customer) {
             return "customer-" + customer;
@@ -348,6 +377,18 @@ class ClusterLockedTest {
     @EnableAutoConfiguration
     @Import(Intending.class)
     static class IntentionMode {
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(ShortLeased.class)
+    static class LeaseTooShort {
+    }
+
+    public static class ShortLeased {
+        @ClusterLocked(lease = "10ms")
+        public void run() {
+        }
     }
 
     public static class Intending {

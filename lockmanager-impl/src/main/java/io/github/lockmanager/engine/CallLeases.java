@@ -1,0 +1,46 @@
+package io.github.lockmanager.engine;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The lease policies of locks asked for with a lease of their own: made once per distinct lease, so that the locks
+ * of one lease share a policy and renew in one group, and handed to the keeper, which runs often enough for the
+ * shortest. At most {@value #CACHED} leases are kept: a caller that makes up a new lease for every call gets a new
+ * policy each time rather than a map that grows without end.
+ */
+final class CallLeases {
+    private static final int CACHED = 64;
+
+    private final LeasePolicy defaults;
+    private final LeaseKeeper keeper;
+    private final ConcurrentHashMap<Duration, LeasePolicy> policies = new ConcurrentHashMap<>();
+
+    CallLeases(LeasePolicy defaults, LeaseKeeper keeper) {
+        this.defaults = defaults;
+        this.keeper = keeper;
+    }
+
+    /**
+     * The policy of {@code lease}, the manager's own when it is the default lease.
+     *
+     * @throws IllegalArgumentException if the lease is null, shorter than {@link LeasePolicy#SHORTEST} or longer than
+     *                                  {@link LeasePolicy#LONGEST}
+     */
+    LeasePolicy of(Duration lease) {
+        LeasePolicy.checkLease(lease);
+        if (lease.equals(defaults.lease())) {
+            return defaults;
+        }
+        LeasePolicy policy = policies.get(lease);
+        if (policy == null) {
+            policy = defaults.forLease(lease);
+            if (policies.size() < CACHED) {
+                LeasePolicy raced = policies.putIfAbsent(lease, policy);
+                policy = raced != null ? raced : policy;
+            }
+        }
+        keeper.adopt(policy);
+        return policy;
+    }
+}
