@@ -1,13 +1,16 @@
 package io.github.lockmanager.store.memory;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.testing.InstrumentedStore;
 import io.github.lockmanager.testing.ManualTimeSource;
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -30,13 +34,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Leases, renewal and loss on the in-memory store with a manual clock: time moves only when the test says, so
+ * Leases (the manager's, and those of locks taken with a lease of their own), renewal and loss on the in-memory
+ * store with a manual clock: time moves only when the test says, so
  * the boundaries are exact. The managers' threads still tick in real time, every abort poll interval (20 ms
  * here); what they decide depends only on the manual clock.
  */
 class InMemoryLeaseTest {
     private static final Duration LEASE = Duration.ofSeconds(60);
     private static final Duration RENEWAL = Duration.ofSeconds(20);
+    /** A lease of a lock's own, shorter than the manager's. */
+    private static final Duration SHORT = Duration.ofSeconds(3);
 
     private final ManualTimeSource time = new ManualTimeSource();
     private final InMemoryLockStore shared = new InMemoryLockStore(time);
@@ -182,5 +189,122 @@ class InMemoryLeaseTest {
             meddlers.shutdown();
             assertThat(meddlers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
+    }
+
+    private Instant expiration(String key) {
+        return shared.read(LockKey.dc("default", "default", key)).map(LockRecord::expirationTime).orElseThrow();
+    }
+
+    @Test
+    void aStoppedNodesLockWithALeaseOfItsOwnIsFreeOneOfThoseLeasesAfterItsLastRenewal() throws Exception {
+        InstrumentedStore cutOff = new InstrumentedStore(shared);
+        LockManager a = node("a", cutOff);
+        LockManager b = node("b", new InstrumentedStore(shared));
+        a.lock("job", LockLevel.DC, SHORT);
+        a.lock("other");
+        cutOff.setUnreachable(true);
+
+        time.advance(SHORT.minusMillis(1));
+        assertThatThrownBy(() -> b.lock("job")).isInstanceOf(AlreadyLockedException.class);
+        time.advance(Duration.ofMillis(1));
+        assertThat(b.lock("job").isNewLock()).isTrue();
+        assertThat(b.isLocked("other")).as("the manager's lease still holds the other lock").isTrue();
+    }
+
+    @Test
+    void aShortLeaseIsRenewedOnItsOwnScheduleWithItsOwnLease() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(shared);
+        LockManager a = node("a", store);
+        LockManager b = node("b", new InstrumentedStore(shared));
+        LockResource lock = a.lock("job", LockLevel.DC, SHORT);
+
+        // renewed every third of its lease, since the manager's 20 s would let it run out
+        for (int cycle = 1; cycle <= 6; cycle++) {
+            time.advance(SHORT.dividedBy(3));
+            int expected = cycle;
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.calls("renew") >= expected);
+            await().atMost(Duration.ofSeconds(10)).until(() -> expiration("job").equals(time.now().plus(SHORT)));
+        }
+
+        assertThat(b.isLocked("job")).as("held two of its leases after it was taken").isTrue();
+        assertThat(lock.isLost()).isFalse();
+    }
+
+    @Test
+    void locksOfOneLeaseRenewInOneBatchAndEachLeaseInItsOwn() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(shared);
+        LockManager a = node("a", store);
+        Duration longer = Duration.ofSeconds(90);
+        for (int i = 0; i < 5; i++) {
+            a.lock("default-" + i);
+            a.lock("longer-" + i, LockLevel.DC, longer);
+        }
+
+        // a 90 s lease is renewed at the manager's 20 s interval, in the same cycle as the default one
+        time.advance(RENEWAL);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.calls("renew") >= 2);
+
+        assertThat(store.renewBatchSizes()).containsExactly(5, 5);
+        for (int i = 0; i < 5; i++) {
+            assertThat(expiration("default-" + i)).isEqualTo(time.now().plus(LEASE));
+            assertThat(expiration("longer-" + i)).isEqualTo(time.now().plus(longer));
+        }
+    }
+
+    @Test
+    void anUnreachableStoreLosesAShortLeaseLockBeforeItsOwnLeaseEnds() throws Exception {
+        InstrumentedStore cutOff = new InstrumentedStore(shared);
+        BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
+        LockManager a = node("a", cutOff, losses);
+        LockResource lock = holder.submit(() -> a.lock("job", LockLevel.DC, SHORT)).get();
+        LockResource other = a.lock("other");
+        cutOff.setUnreachable(true);
+
+        time.advance(SHORT.multipliedBy(75).dividedBy(100));
+        long calls = cutOff.totalCalls();
+        await().atMost(Duration.ofSeconds(10)).until(() -> cutOff.totalCalls() >= calls + 5);
+        assertThat(lock.isLost()).as("not lost while its lease has time left").isFalse();
+
+        time.advance(SHORT.multipliedBy(6).dividedBy(100));
+        assertThat(losses.poll(10, TimeUnit.SECONDS)).isEqualTo(LockLossReason.RENEWAL_UNCONFIRMED);
+        assertThat(lock.isLost()).isTrue();
+        assertThat(other.isLost()).as("the manager's 60 s lease has most of its time left").isFalse();
+    }
+
+    @Test
+    void aReentryKeepsTheLeaseTheLockWasTakenWith() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(shared);
+        LockManager a = node("a", store);
+        a.lock("job", LockLevel.DC, SHORT);
+        a.lock("job");
+        a.lock("job", LockLevel.DC, Duration.ofMinutes(5));
+
+        assertThat(store.calls("acquire")).as("re-entries cost no store call").isEqualTo(1);
+        time.advance(SHORT.dividedBy(3));
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.calls("renew") >= 1);
+        assertThat(expiration("job")).isEqualTo(time.now().plus(SHORT));
+    }
+
+    @Test
+    void sharedLocksAndEveryStepOfAPathTakeTheLeaseAskedFor() throws Exception {
+        LockManager a = node("a", new InstrumentedStore(shared));
+        a.lockShared("report", LockLevel.DC, SHORT);
+        a.lockPath("catalog/books", LockMode.EXCLUSIVE, LockLevel.DC, SHORT);
+
+        assertThat(shared.list()).hasSize(3).allSatisfy(record ->
+                assertThat(record.expirationTime()).isEqualTo(time.now().plus(SHORT)));
+    }
+
+    @Test
+    void aLeaseOutOfRangeIsRefusedNamingWhatIsWrong() throws Exception {
+        LockManager a = node("a", new InstrumentedStore(shared));
+
+        assertThatThrownBy(() -> a.lock("job", LockLevel.DC, Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("lease must be at least 100ms, was PT0.01S");
+        assertThatThrownBy(() -> a.lockShared("job", LockLevel.DC, Duration.ofDays(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease must be at most PT24H");
+        assertThatThrownBy(() -> a.lockPath("a/b", LockMode.SHARED, LockLevel.DC, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+        assertThat(shared.list()).as("nothing was taken").isEmpty();
     }
 }
