@@ -12,9 +12,10 @@ import io.github.lockmanager.spi.LockKey;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
@@ -48,7 +49,11 @@ public final class ClusterLock implements Lock {
     private final LockLevel level;
     private final long pollMillis;
     private final ThreadLocal<Deque<LockResource>> holds = new ThreadLocal<>();
-    private final AtomicInteger heldBy = new AtomicInteger();
+    /**
+     * The first hold of each thread that holds this lock: a thread that dies holding it leaves its hold here, and
+     * {@link #isHeld()} forgets it then (the manager releases a dead thread's locks), where a count would stay up.
+     */
+    private final Set<LockResource> firstHolds = ConcurrentHashMap.newKeySet();
 
     private ClusterLock(LockManager manager, String key, LockLevel level, Duration pollInterval) {
         this.manager = Require.notNull(manager, "manager");
@@ -151,7 +156,7 @@ public final class ClusterLock implements Lock {
         LockResource hold = mine.pop();
         if (mine.isEmpty()) {
             holds.remove();
-            heldBy.decrementAndGet();
+            firstHolds.remove(hold);
         }
         hold.close();
         if (hold.isLost()) {
@@ -174,9 +179,10 @@ public final class ClusterLock implements Lock {
         return mine != null && !mine.isEmpty();
     }
 
-    /** Whether any thread of this node holds this lock through this instance. */
+    /** Whether any live thread of this node holds this lock through this instance. */
     public boolean isHeld() {
-        return heldBy.get() > 0;
+        firstHolds.removeIf(hold -> !hold.getHolder().isAlive());
+        return !firstHolds.isEmpty();
     }
 
     public String getKey() {
@@ -192,7 +198,7 @@ public final class ClusterLock implements Lock {
         if (mine == null) {
             mine = new ArrayDeque<>();
             holds.set(mine);
-            heldBy.incrementAndGet();
+            firstHolds.add(hold);
         }
         mine.push(hold);
     }

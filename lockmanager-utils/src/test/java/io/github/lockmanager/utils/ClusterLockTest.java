@@ -84,6 +84,22 @@ class ClusterLockTest {
     }
 
     @Test
+    void aThreadThatDiesHoldingTheLockNoLongerCountsAsHoldingIt() throws Exception {
+        LockManager a = node("a", store);
+        ClusterLock lock = lock(a, "job");
+        Thread dead = new Thread(lock::lock, "dies-holding");
+        dead.start();
+        dead.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(dead.isAlive()).isFalse();
+
+        assertThat(lock.isHeld()).as("forgotten with its thread, so that a registry may let the lock go").isFalse();
+        assertThat(lock.tryLock(30, TimeUnit.SECONDS)).as("the manager released the dead thread's lock").isTrue();
+        assertThat(lock.isHeld()).isTrue();
+        lock.unlock();
+        assertThat(lock.isHeld()).isFalse();
+    }
+
+    @Test
     void tryLockRefusesWhileAnotherNodeHoldsAndWaitsWhenGivenTime() throws Exception {
         LockManager a = node("a", store);
         LockManager b = node("b", store);
