@@ -183,19 +183,17 @@ public final class LockAdmin {
     public List<LockRecord> forceRelease(String key, LockLevel level, String requestedBy) throws LockManagerException {
         LockKey scoped = scoped(key, level);
         Require.notEmpty(requestedBy, "requestedBy");
-        List<LockRecord> released = new ArrayList<>();
+        List<LockRecord> released;
         try {
-            for (LockRecord record : store.inspect(scoped)) {
-                if (store.release(record.handle())) {
-                    released.add(record);
-                    log.warn("Force-released lock '{}' ({}, client {}) held {} by node '{}', thread '{}', fencing token "
-                                    + "{}, as asked by {}; the holder's node interrupts it at its next check", key, level,
-                            scoped.clientId(), record.mode(), record.nodeId(), record.threadName(),
-                            record.fencingToken(), requestedBy);
-                }
-            }
+            released = store.releaseEvery(scoped);
         } finally {
             snapshot.synchronous().invalidateAll();
+        }
+        for (LockRecord record : released) {
+            log.warn("Force-released lock '{}' ({}, client {}) held {} by node '{}', thread '{}', fencing token {}, as "
+                            + "asked by {}; the holder's node interrupts it at its next check", key, level,
+                    scoped.clientId(), record.mode(), record.nodeId(), record.threadName(), record.fencingToken(),
+                    requestedBy);
         }
         if (released.isEmpty()) {
             log.info("Force-release of lock '{}' ({}, client {}) asked by {}: it is not locked, nothing done", key,

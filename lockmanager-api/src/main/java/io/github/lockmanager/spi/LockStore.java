@@ -99,6 +99,22 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * Releases every record of {@code key} that {@link #inspect} shows, each by its own handle (so owner-checked, as
+     * any release): an operator's force-release. A record whose holder released it meanwhile is not counted.
+     *
+     * @return the records this call released; on a failure, those released before it stay released
+     */
+    default List<LockRecord> releaseEvery(LockKey key) throws LockManagerException {
+        List<LockRecord> released = new ArrayList<>();
+        for (LockRecord record : inspect(key)) {
+            if (release(record.handle())) {
+                released.add(record);
+            }
+        }
+        return released;
+    }
+
+    /**
      * Sets the status of the live record of {@code key} (with modes: of each live holder) to {@code ABORT}, keeping
      * owner and lease.
      *

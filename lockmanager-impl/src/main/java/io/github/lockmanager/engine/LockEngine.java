@@ -247,12 +247,10 @@ final class LockEngine implements LockManager {
                 + "force-release, was '%s'", requestedBy);
         lifecycle.requireNotClosed();
         List<String> released = new ArrayList<>();
-        for (LockRecord record : calls.run(() -> store.inspect(keys.storeKey(level, key)))) {
-            if (calls.run(() -> store.release(record.handle()))) {
-                released.add("node '" + record.nodeId() + "' thread '" + record.threadName() + "' " + record.mode()
-                        + " token " + record.fencingToken());
-                loseLocally(record.handle());
-            }
+        for (LockRecord record : calls.run(() -> store.releaseEvery(keys.storeKey(level, key)))) {
+            released.add("node '" + record.nodeId() + "' thread '" + record.threadName() + "' " + record.mode()
+                    + " token " + record.fencingToken());
+            loseLocally(record.handle());
         }
         if (released.isEmpty()) {
             log.info("Force-release of lock '{}' ({}) asked by '{}' on node '{}': it was not locked, nothing to do", key,
