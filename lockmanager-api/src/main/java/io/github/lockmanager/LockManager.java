@@ -212,6 +212,21 @@ public interface LockManager extends AutoCloseable {
     boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException;
 
     /**
+     * Waits until another node releases {@code key} at {@code level}, for at most {@code timeout}, where the store can
+     * tell of releases ({@link io.github.lockmanager.spi.LockStore#awaitRelease}); lets a waiter wake as soon as a
+     * holder elsewhere lets go instead of sleeping out its poll interval. A lock whose lease runs out is not
+     * announced, so a waiter still tries again when this returns. A store failure is logged, not thrown. The default
+     * cannot wait and returns {@code false} at once.
+     *
+     * @return {@code true} if this call waited; {@code false} at once if it could not (the caller sleeps instead)
+     * @throws InterruptedException if the calling thread is interrupted while waiting
+     */
+    default boolean awaitRemoteRelease(String key, LockLevel level, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        return false;
+    }
+
+    /**
      * Reports to this manager's {@link LockEventListener} that a blocking wait for {@code key} ended: the waiting
      * helpers ({@code LockManagerUtils}) call it once per wait, and so may code that waits on {@link #lock} in a loop
      * of its own, so that waits show in the manager's metrics. Costs nothing without a listener; never throws for a

@@ -163,6 +163,20 @@ public interface LockStore extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Waits until a node releases {@code key}, held exclusively now, where the store can be told of releases
+     * (PostgreSQL's {@code LISTEN/NOTIFY}), for at most {@code timeout}; a waiter uses it instead of sleeping between
+     * tries. A lock whose lease runs out is not announced: the caller tries again after {@code timeout} anyway.
+     * The default cannot be told and returns {@code false} at once.
+     *
+     * @return {@code true} if this call waited (woken by a release or not); {@code false} at once if it could not
+     *         wait for a release of the key: the store cannot be told, or the key is not held exclusively now
+     * @throws InterruptedException if the calling thread was interrupted while waiting
+     */
+    default boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
+        return false;
+    }
+
     /** Frees the store's own resources; see each store for what it owns. */
     @Override
     void close();

@@ -153,6 +153,7 @@ final class JdbcSubject implements Subject {
 
     @Override
     public void close() {
+        store.close();
         pool.close();
     }
 }

@@ -31,6 +31,6 @@ class BenchmarksSmokeTest {
                 .satisfies(r -> assertThat(r.note()).contains("0 locks lost while held"));
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
-                .anyMatch(f -> f.contains("Redisson")).hasSize(9);
+                .anyMatch(f -> f.contains("Redisson")).hasSize(12);
     }
 }

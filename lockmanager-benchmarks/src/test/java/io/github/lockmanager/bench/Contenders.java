@@ -63,14 +63,15 @@ final class Contenders {
     static final class Ours implements Contender {
         private final HikariDataSource pool;
         private final CountingDataSource counted;
+        private final JdbcLockStore store;
         private final LockManager manager;
         private final Map<String, LockResource> held = new ConcurrentHashMap<>();
 
         Ours(String node, String client) throws Exception {
             pool = pool("ours-" + node, 10);
             counted = new CountingDataSource(pool);
-            manager = LockManagerBuilder.newBuilder().store(JdbcLockStore.builder(counted.dataSource())
-                    .tableName("bench_peer_locks").build()).clientId(client).nodeId(node).lease(LEASE).build();
+            store = JdbcLockStore.builder(counted.dataSource()).tableName("bench_peer_locks").build();
+            manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LEASE).build();
         }
 
         @Override
@@ -106,6 +107,7 @@ final class Contenders {
         @Override
         public void close() {
             manager.close();
+            store.close();
             pool.close();
         }
     }

@@ -2,19 +2,22 @@ package io.github.lockmanager.bench;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Figure 9: lockmanager next to the libraries users would pick instead, in the same run, on the same PostgreSQL:
  * Spring Integration's {@code JdbcLockRegistry} and ShedLock's JDBC provider; and Redisson's {@code RLock} on the
  * machine's Redis as a reference on another store. Each comparison: uncontended lock+unlock (alternating rounds,
- * round trips counted on the JDBC connection), 8 threads on distinct keys, and the hand-off of a held key to a
- * waiter on another node (each library waiting its own way, polling every 100 ms where it polls).
+ * round trips counted on the JDBC connection), 8 threads on distinct keys, the hand-off of a held key to a
+ * waiter on another node (each library waiting its own way, polling every 100 ms where it polls), and one hot key
+ * taken in turn by 2 threads on each of 2 nodes (acquisitions per second, and how evenly they were shared).
  */
 final class PeerBench {
     private static final Duration POLL = Duration.ofMillis(100);
@@ -90,7 +93,64 @@ final class PeerBench {
                     oursHandoff / peerHandoff, "median of " + settings.handoffRounds() + " rounds: release on node a to "
                             + "the return of a waiter on node b; ours waitForLock every 100 ms, theirs "
                             + waitingOf(peer));
+
+            Contended oursContended = contended(ours, oursB, "c-ours-" + run);
+            Contended peerContended = contended(peer, peerB, "c-peer-" + run);
+            report.add(figure + "contended, 4 threads on 2 nodes", store,
+                    String.format(Locale.ROOT, "%.0f acq/s", oursContended.perSecond()),
+                    String.format(Locale.ROOT, "%.0f acq/s", peerContended.perSecond()),
+                    oursContended.perSecond() / peerContended.perSecond(), String.format(Locale.ROOT,
+                            "one key, each thread taking it again at once; above 1 is faster; fairness (most / fewest "
+                                    + "acquisitions of a thread): ours %s, theirs %s", oursContended.fairness(),
+                            peerContended.fairness()));
         }
+    }
+
+    /** What the threads of {@link #contended} took: acquisitions per second, and per thread. */
+    private record Contended(double perSecond, long[] perThread) {
+        String fairness() {
+            long most = Arrays.stream(perThread).max().orElse(0);
+            long fewest = Arrays.stream(perThread).min().orElse(0);
+            return fewest == 0 ? most + "/0" : String.format(Locale.ROOT, "%.1f", (double) most / fewest);
+        }
+    }
+
+    /** One hot key taken and given back in a loop by 2 threads on node a and 2 on node b, for the throughput time. */
+    private Contended contended(Contender a, Contender b, String key) throws Exception {
+        Contender[] nodes = {a, a, b, b};
+        long[] counts = new long[nodes.length];
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Exception> failure = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < nodes.length; t++) {
+            int me = t;
+            Thread thread = new Thread(() -> {
+                try {
+                    while (!stop.get()) {
+                        nodes[me].lockWaiting(key, POLL);
+                        if (!stop.get()) {
+                            counts[me]++;
+                        }
+                        nodes[me].unlock(key);
+                    }
+                } catch (Exception e) {
+                    failure.add(e);
+                }
+            }, "peer-bench-contender-" + t);
+            threads.add(thread);
+        }
+        long start = System.nanoTime();
+        threads.forEach(Thread::start);
+        Thread.sleep(settings.throughputTime().toMillis());
+        stop.set(true);
+        long took = System.nanoTime() - start;
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        if (!failure.isEmpty()) {
+            throw failure.get(0);
+        }
+        return new Contended(Arrays.stream(counts).sum() / (took / 1e9), counts);
     }
 
     private static String waitingOf(Contender peer) {

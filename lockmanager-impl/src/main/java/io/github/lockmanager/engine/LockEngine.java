@@ -280,6 +280,21 @@ final class LockEngine implements LockManager {
     }
 
     @Override
+    public boolean awaitRemoteRelease(String key, LockLevel level, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        requireValidArguments(key, level);
+        Require.notNull(unit, "unit");
+        lifecycle.requireNotClosed();
+        try {
+            return store.awaitRelease(keys.storeKey(level, key), Duration.ofNanos(unit.toNanos(timeout)));
+        } catch (LockManagerException e) {
+            log.debug("Node '{}' could not wait for a release of lock '{}' in store {}, so its waiter polls: {}",
+                    settings.nodeId(), key, store, e.toString());
+            return false;
+        }
+    }
+
+    @Override
     public void waitEnded(String key, LockLevel level, LockMode mode, Duration waited, LockEventListener.WaitResult result) {
         requireValidArguments(key, level);
         Require.notNull(mode, "mode");

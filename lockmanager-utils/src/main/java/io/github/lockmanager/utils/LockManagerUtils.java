@@ -216,7 +216,8 @@ public final class LockManagerUtils {
             try {
                 return attempt.take();
             } catch (AlreadyLockedException held) {
-                // this node's holder wakes its waiters when it lets go; only a holder elsewhere is polled
+                // this node's holder wakes its waiters when it lets go; a holder elsewhere is waited for where the store
+                // announces releases, else polled
                 long wait = held.isHeldOnThisNode() ? intervalNanos : backoff.nextNanos();
                 if (hasDeadline) {
                     long remaining = deadlineNanos - System.nanoTime();
@@ -230,7 +231,7 @@ public final class LockManagerUtils {
                 }
                 if (held.isHeldOnThisNode()) {
                     lockManager.awaitLocalRelease(key, level, wait, TimeUnit.NANOSECONDS);
-                } else {
+                } else if (!lockManager.awaitRemoteRelease(key, level, wait, TimeUnit.NANOSECONDS)) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
             }

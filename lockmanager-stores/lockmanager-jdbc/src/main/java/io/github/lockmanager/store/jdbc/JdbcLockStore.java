@@ -95,6 +95,8 @@ public final class JdbcLockStore implements LockStore {
      * holders table; forgotten on release and when found lost.
      */
     private final Set<LockHandle> holderHandles = ConcurrentHashMap.newKeySet();
+    /** Set by {@link #initialize()} where releases can be announced (PostgreSQL); {@code null} elsewhere. */
+    private volatile PostgresReleaseListener releases;
 
     private JdbcLockStore(Builder builder) {
         this.dataSource = builder.dataSource;
@@ -156,6 +158,9 @@ public final class JdbcLockStore implements LockStore {
         final String readOwned;
         final String listLive;
         final String release;
+        /** PostgreSQL's release that wakes marked waiters, and the mark; {@code null} elsewhere. */
+        final String releaseAnnouncing;
+        final String markWaited;
         /** Locks a lock's row for a {@link GuardedTransaction} if it is the acquisition's and its lease runs. */
         final String confirm;
         final String abort;
@@ -182,6 +187,8 @@ public final class JdbcLockStore implements LockStore {
             this.listLive = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE 1 = 1" + live;
             this.release = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now
                     + ", last_modified = " + now + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
+            this.releaseAnnouncing = dialect.releaseAnnouncing(table);
+            this.markWaited = dialect.markWaited(table);
             this.confirm = "SELECT fencing_token FROM " + table + " WHERE lock_key = ? AND owner_token = ? AND "
                     + "expires_at > " + now + " FOR UPDATE";
             this.abort = "UPDATE " + table + " SET status = 'ABORT', last_modified = " + now + " WHERE lock_key = ?" + live;
@@ -237,9 +244,39 @@ public final class JdbcLockStore implements LockStore {
                         + sql.dialect.name() + " exists with a layout the store cannot use: " + problem + ". Recreate it "
                         + "from " + sql.dialect.ddlFile() + " in the lockmanager jar, or choose another table name.");
             }
+            if (sql.releaseAnnouncing != null && releases == null && waitersColumn(c, sql.dialect)) {
+                releases = new PostgresReleaseListener(dataSource, table);
+            }
         } catch (SQLException e) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the database to create lock table "
                     + table + ": " + SqlFailures.INSTANCE.describe(e), e);
+        }
+    }
+
+    /**
+     * Whether the table has the column waiters mark, adding it to a table made before it existed; without it (the
+     * table's owner must add it) waiters poll, which is said once.
+     */
+    private boolean waitersColumn(Connection c, SqlDialect dialect) throws SQLException {
+        if (dialect.hasWaitersColumn(c, table)) {
+            return true;
+        }
+        try (PreparedStatement add = c.prepareStatement(dialect.addWaitersColumn(table))) {
+            add.execute();
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+            log.info("Added the column waiters to lock table {}: waiters on other nodes are now woken by releases",
+                    table);
+            return true;
+        } catch (SQLException e) {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+            log.warn("Lock table {} has no column waiters and it could not be added ({}); waiters poll instead of "
+                    + "being woken by releases. Its owner can add it: {}", table, SqlFailures.INSTANCE.describe(e),
+                    dialect.addWaitersColumn(table));
+            return false;
         }
     }
 
@@ -467,17 +504,44 @@ public final class JdbcLockStore implements LockStore {
             holderHandles.remove(handle);
             return released;
         }
+        boolean announcing = releases != null;
         return call("release lock '" + handle.key().name() + "'", (c, timeout) -> {
-            try (PreparedStatement release = c.prepareStatement(sql.release)) {
+            try (PreparedStatement release = c.prepareStatement(announcing ? sql.releaseAnnouncing : sql.release)) {
                 release.setString(1, handle.key().storageKey());
                 release.setString(2, handle.ownerToken());
-                if (release.executeUpdate() == 1) {
+                if (announcing ? released(release) : release.executeUpdate() == 1) {
                     return true;
                 }
             }
             // a holder in another mode, or a lock no longer ours
             return sql.shared.release(c, handle);
         });
+    }
+
+    private static boolean released(PreparedStatement releaseAnnouncing) throws SQLException {
+        try (ResultSet rs = releaseAnnouncing.executeQuery()) {
+            return rs.next();
+        }
+    }
+
+    /**
+     * On PostgreSQL, marks the key's row as waited for and waits for a release that notifies this store's listener;
+     * elsewhere, or before {@link #initialize()}, {@code false} at once.
+     */
+    @Override
+    public boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
+        PostgresReleaseListener listener = releases;
+        if (listener == null) {
+            return false;
+        }
+        Statements sql = statements();
+        return listener.await(key.storageKey(), timeout, () -> call("mark a waiter of lock '" + key.name() + "'",
+                (c, remaining) -> {
+                    try (PreparedStatement mark = c.prepareStatement(sql.markWaited)) {
+                        mark.setString(1, key.storageKey());
+                        return mark.executeUpdate() == 1;
+                    }
+                }));
     }
 
     @Override
@@ -573,9 +637,13 @@ public final class JdbcLockStore implements LockStore {
         return true;
     }
 
+    /** Stops listening for releases (PostgreSQL) and gives that connection back; the data source is the caller's. */
     @Override
     public void close() {
-        // the data source belongs to the caller
+        PostgresReleaseListener listener = releases;
+        if (listener != null) {
+            listener.close();
+        }
     }
 
     @Override

@@ -72,6 +72,30 @@ abstract class SqlDialect {
         return null;
     }
 
+    /**
+     * A release that also announces itself (parameters: key, owner token): it frees the key's row if it is the
+     * owner's and live, returns one row then, and notifies the table's channel with the key if a waiter had marked the
+     * row ({@link #markWaited}), unmarking it; {@code null} where the database cannot announce releases.
+     */
+    String releaseAnnouncing(String table) {
+        return null;
+    }
+
+    /** Marks the row of a key held exclusively and live as waited for (parameter: key); one row if it did. */
+    String markWaited(String table) {
+        return null;
+    }
+
+    /** Whether an existing {@code table} has the column {@link #markWaited} writes. */
+    boolean hasWaitersColumn(Connection c, String table) throws SQLException {
+        return false;
+    }
+
+    /** Adds that column to an existing table that lacks it. */
+    String addWaitersColumn(String table) {
+        return null;
+    }
+
     /** The DDL of {@code table} and its holders table, from the shipped file: one statement each. */
     final List<String> createTables(String table) {
         String resource = ddlFile();
@@ -204,6 +228,48 @@ abstract class SqlDialect {
         @Override
         boolean acquireReturnsRow() {
             return true;
+        }
+
+        /*
+         * The row is locked and read first, so that the flag returned is the one the release replaced, marked by a
+         * waiter before or while it ran; pg_notify is sent when the statement commits.
+         */
+        @Override
+        String releaseAnnouncing(String table) {
+            return "WITH o AS (SELECT lock_key, waiters FROM " + table + " WHERE lock_key = ? AND owner_token = ? "
+                    + "AND expires_at > " + now() + " FOR UPDATE), "
+                    + "u AS (UPDATE " + table + " t SET owner_token = NULL, status = 'FREE', expires_at = " + now()
+                    + ", last_modified = " + now() + ", waiters = FALSE FROM o WHERE t.lock_key = o.lock_key "
+                    + "RETURNING o.lock_key, o.waiters) "
+                    + "SELECT CASE WHEN waiters THEN pg_notify(" + PostgresReleaseListener.channelLiteral(table)
+                    + ", lock_key) END FROM u";
+        }
+
+        /*
+         * A row locked by a guarded transaction (or a release in flight) is skipped rather than waited for: the
+         * waiter then polls, instead of blocking in this statement until the work ends.
+         */
+        @Override
+        String markWaited(String table) {
+            return "UPDATE " + table + " SET waiters = TRUE WHERE lock_key = (SELECT lock_key FROM " + table
+                    + " WHERE lock_key = ? AND owner_token IS NOT NULL AND owner_token <> '"
+                    + SharedHolders.SHARED_OWNER + "' AND expires_at > " + now() + " FOR UPDATE SKIP LOCKED)";
+        }
+
+        @Override
+        boolean hasWaitersColumn(Connection c, String table) throws SQLException {
+            try (PreparedStatement column = c.prepareStatement("SELECT 1 FROM pg_attribute WHERE attrelid = "
+                    + "CAST(? AS regclass) AND attname = 'waiters' AND NOT attisdropped")) {
+                column.setString(1, table);
+                try (ResultSet rs = column.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        }
+
+        @Override
+        String addWaitersColumn(String table) {
+            return "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waiters BOOLEAN NOT NULL DEFAULT FALSE";
         }
 
         /*

@@ -2,6 +2,8 @@
 -- JdbcLockStore.initialize() creates it when absent; DBAs who create tables through Flyway or Liquibase can use
 -- this file instead (rename lockmanager_locks to the store's tableName). initialize() checks an existing table.
 -- lock_key must compare byte-wise (COLLATE "C", or any deterministic collation) and hold 400 characters.
+-- waiters is set by a waiter on another node and makes the release notify it (LISTEN/NOTIFY); initialize() adds it
+-- to a table made before it existed, and without it waiters poll.
 CREATE TABLE IF NOT EXISTS lockmanager_locks (
     lock_key      VARCHAR(400) COLLATE "C" NOT NULL PRIMARY KEY,
     owner_token   VARCHAR(64),
@@ -11,7 +13,8 @@ CREATE TABLE IF NOT EXISTS lockmanager_locks (
     lock_time     BIGINT       NOT NULL,
     expires_at    BIGINT       NOT NULL,
     fencing_token BIGINT       NOT NULL,
-    last_modified BIGINT       NOT NULL
+    last_modified BIGINT       NOT NULL,
+    waiters       BOOLEAN      NOT NULL DEFAULT FALSE
 );
 
 -- The holders of keys taken in another mode than exclusive (shared, or an intention of a hierarchical lock): one row

@@ -7,6 +7,7 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.utils.LockManagerUtils;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -15,6 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +26,64 @@ import static org.awaitility.Awaitility.await;
 class PostgresLockStoreTest extends JdbcLockStoreContract {
     PostgresLockStoreTest() {
         super(Database.POSTGRES);
+    }
+
+    /*
+     * A waiter on another node polling every 10 minutes would first try again after 37 s at the earliest: taking the
+     * lock within 10 s of the release means the release woke it (LISTEN/NOTIFY). The table is made without the
+     * waiters column, as one made by an older version, and initialize() adds it.
+     */
+    @Test
+    void aWaiterOnAnotherNodeIsWokenByTheReleaseInsteadOfItsPoll() throws Exception {
+        String table = "lm_wake_" + UUID.randomUUID().toString().substring(0, 8);
+        JdbcLockStore storeA = JdbcLockStore.builder(Database.POSTGRES.shared()).tableName(table).build();
+        JdbcLockStore storeB = JdbcLockStore.builder(Database.POSTGRES.shared()).tableName(table).build();
+        try {
+            storeA.initialize();
+            execute("ALTER TABLE " + table + " DROP COLUMN waiters");
+            try (LockManager a = LockManagerBuilder.newBuilder().store(storeA).nodeId("a").build();
+                 LockManager b = LockManagerBuilder.newBuilder().store(storeB).nodeId("b").build()) {
+                LockResource held = a.lock("job");
+                CompletableFuture<LockResource> waiter = new CompletableFuture<>();
+                Thread waiting = new Thread(() -> {
+                    try {
+                        waiter.complete(LockManagerUtils.waitForLock(b, "job", TimeUnit.MINUTES.toMillis(10)));
+                    } catch (Exception e) {
+                        waiter.completeExceptionally(e);
+                    }
+                }, "waiter-on-b");
+                waiting.start();
+                await().atMost(Duration.ofSeconds(30)).until(() -> marked(table));
+
+                held.close();
+
+                LockResource taken = waiter.get(10, TimeUnit.SECONDS);
+                assertThat(taken.getHolder()).isSameAs(waiting);
+                assertThat(marked(table)).as("the release unmarked the row").isFalse();
+                taken.close();
+            }
+            storeB.close();
+            assertThat(Thread.getAllStackTraces().keySet()).as("the listener stops with its store")
+                    .noneMatch(t -> t.getName().equals("lockmanager-jdbc-" + table + "-listener"));
+        } finally {
+            storeA.close();
+            storeB.close();
+            execute("DROP TABLE IF EXISTS " + table);
+            execute("DROP TABLE IF EXISTS " + table + "_holders");
+        }
+    }
+
+    private static boolean marked(String table) throws Exception {
+        try (Connection c = Database.POSTGRES.shared().getConnection(); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT waiters FROM " + table + " WHERE lock_key LIKE '%#job'")) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
+    private static void execute(String sql) throws Exception {
+        try (Connection c = Database.POSTGRES.shared().getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
     }
 
     /*

@@ -1,0 +1,191 @@
+package io.github.lockmanager.store.jdbc;
+
+import io.github.lockmanager.LockManagerException;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Wakes a store's waiters when a key they wait for is released on any node, by PostgreSQL's {@code LISTEN/NOTIFY}.
+ * A waiter marks the key's row as waited for; a release of a marked row notifies the channel named after the lock
+ * table, with the key, in the releasing statement itself, and unmarks it; an unmarked release notifies nobody, so
+ * uncontended locks pay nothing for this.
+ *
+ * <p>One connection of the data source listens, for as long as the store is open, on a daemon thread named
+ * {@code lockmanager-jdbc-<table>-listener}, started by the first wait. While it is not listening (the connection
+ * broke; it reconnects every second), waits return {@code false} and their callers poll. A notification can be missed
+ * only then, and a waiter sleeps no longer than its own timeout in any case.
+ */
+final class PostgresReleaseListener {
+    private static final Logger log = LoggerFactory.getLogger(PostgresReleaseListener.class);
+    private static final int POLL_MILLIS = 500;
+    private static final long RECONNECT_MILLIS = 1000;
+    /** How long a waiter waits for the listener to listen, at most: connecting and {@code LISTEN} take a round trip. */
+    private static final long START_MILLIS = 2000;
+
+    /** Makes a waiter known to the releasers: {@code false} if the key is not held exclusively now. */
+    @FunctionalInterface
+    interface Mark {
+        boolean mark() throws LockManagerException;
+    }
+
+    private final DataSource dataSource;
+    private final String channel;
+    /** The waiters of each key, each woken by counting its latch down. */
+    private final ConcurrentHashMap<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+    private Thread thread;
+    /** Counted down each time the listener starts listening; replaced when it stops. */
+    private volatile CountDownLatch listening = new CountDownLatch(1);
+    private volatile boolean closed;
+
+    PostgresReleaseListener(DataSource dataSource, String table) {
+        this.dataSource = dataSource;
+        this.channel = table;
+    }
+
+    /** The channel's name, as a literal for {@code pg_notify}: table names are letters, digits, {@code _} and {@code .}. */
+    static String channelLiteral(String table) {
+        return "'" + table + "'";
+    }
+
+    /**
+     * Waits for a release of {@code storageKey} for at most {@code timeout}, once {@code mark} has made this waiter
+     * known.
+     *
+     * @return {@code true} if this call waited; {@code false} at once if it could not listen or {@code mark} said no
+     */
+    boolean await(String storageKey, Duration timeout, Mark mark) throws LockManagerException, InterruptedException {
+        if (!startListening(Math.min(timeout.toMillis(), START_MILLIS))) {
+            return false;
+        }
+        CountDownLatch woken = new CountDownLatch(1);
+        waiters.compute(storageKey, (key, latches) -> {
+            Set<CountDownLatch> all = latches != null ? latches : new HashSet<>();
+            all.add(woken);
+            return all;
+        });
+        try {
+            // marked after the latch is in place, so a release that sees the mark finds the waiter
+            if (!mark.mark()) {
+                return false;
+            }
+            woken.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } finally {
+            waiters.computeIfPresent(storageKey, (key, latches) -> {
+                latches.remove(woken);
+                return latches.isEmpty() ? null : latches;
+            });
+        }
+    }
+
+    /** Starts the listener thread if needed and waits until it listens, up to {@code millis}; {@code false} if not. */
+    private boolean startListening(long millis) throws InterruptedException {
+        synchronized (this) {
+            if (closed) {
+                return false;
+            }
+            if (thread == null) {
+                thread = new Thread(this::run, "lockmanager-jdbc-" + channel + "-listener");
+                thread.setDaemon(true);
+                thread.start();
+            }
+        }
+        return listening.await(millis, TimeUnit.MILLISECONDS);
+    }
+
+    private void run() {
+        while (!closed) {
+            try (Connection c = dataSource.getConnection()) {
+                listen(c);
+            } catch (SQLException e) {
+                listening = new CountDownLatch(1);
+                wakeAll();
+                if (closed) {
+                    return;
+                }
+                log.warn("Listening for lock releases in table {} failed: {}. Waiters poll meanwhile; listening again "
+                        + "in {} ms", channel, SqlFailures.INSTANCE.describe(e), RECONNECT_MILLIS);
+                try {
+                    Thread.sleep(RECONNECT_MILLIS);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void listen(Connection c) throws SQLException {
+        try (Statement statement = c.createStatement()) {
+            statement.execute("LISTEN \"" + channel + "\"");
+        }
+        PGConnection notifications = c.unwrap(PGConnection.class);
+        listening.countDown();
+        log.debug("Listening for lock releases in table {}", channel);
+        try {
+            while (!closed) {
+                PGNotification[] received = notifications.getNotifications(POLL_MILLIS);
+                if (received == null) {
+                    continue;
+                }
+                for (PGNotification notification : received) {
+                    if (channel.equals(notification.getName())) {
+                        wake(notification.getParameter());
+                    }
+                }
+            }
+        } finally {
+            // the connection goes back to the pool: whoever has it next must not collect notifications
+            try (Statement statement = c.createStatement()) {
+                statement.execute("UNLISTEN *");
+            } catch (SQLException e) {
+                log.debug("Could not stop listening on a connection of table {}: {}", channel, e.toString());
+            }
+        }
+    }
+
+    private void wake(String storageKey) {
+        Set<CountDownLatch> woken = waiters.remove(storageKey);
+        if (woken != null) {
+            woken.forEach(CountDownLatch::countDown);
+        }
+    }
+
+    /** Wakes every waiter: they poll while nobody listens. */
+    private void wakeAll() {
+        for (String key : waiters.keySet()) {
+            wake(key);
+        }
+    }
+
+    /** Stops the listener thread and gives its connection back; waiters are woken and poll. */
+    void close() {
+        Thread running;
+        synchronized (this) {
+            closed = true;
+            running = thread;
+        }
+        if (running == null) {
+            return;
+        }
+        running.interrupt();
+        try {
+            running.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        wakeAll();
+    }
+}
