@@ -167,8 +167,10 @@ public final class Benchmarks {
                 + "9. The peers users would pick instead (" + PEERS + "), each next to lockmanager on the JDBC store in "
                 + "the same run, every library with a pool of 10 per node: uncontended lock+unlock in 5 alternating "
                 + "rounds, with the round trips each makes counted on its JDBC connection (statements, commits, "
-                + "rollbacks); 8 threads on distinct keys, two runs each, averaged; and the hand-off of a held key to a "
-                + "waiter on a second node, each library waiting its own way. Redisson runs on another store: its row "
+                + "rollbacks); 8 threads on distinct keys, two runs each, averaged; the hand-off of a held key to a "
+                + "waiter on a second node, each library waiting its own way; and one key taken again and again by 2 "
+                + "threads on each of 2 nodes for the throughput time (acquisitions per second, and the most over the "
+                + "fewest acquisitions of one thread). Redisson runs on another store: its row "
                 + "is a reference, not a like-for-like comparison.\n"
                 + COST_MODEL;
     }

@@ -91,7 +91,8 @@ final class PeerBench {
             double peerHandoff = handoff(peer, peerB, "h-peer-" + run);
             report.add(figure + "hand-off across nodes", store, Report.millis(oursHandoff), Report.millis(peerHandoff),
                     oursHandoff / peerHandoff, "median of " + settings.handoffRounds() + " rounds: release on node a to "
-                            + "the return of a waiter on node b; ours waitForLock every 100 ms, theirs "
+                            + "the return of a waiter on node b; ours waitForLock, woken by LISTEN/NOTIFY (polling every 100 ms "
+                            + "only when not announced), theirs "
                             + waitingOf(peer));
 
             Contended oursContended = contended(ours, oursB, "c-ours-" + run);
