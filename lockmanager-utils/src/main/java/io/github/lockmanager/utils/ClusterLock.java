@@ -32,7 +32,7 @@ import java.util.concurrent.locks.Lock;
  *
  * <p><b>Waiting.</b> {@link #lock()} and the timed {@link #tryLock(long, TimeUnit)} wait as
  * {@link LockManagerUtils#waitForLock} does: a holder on this node wakes the waiter when it lets go; one on another
- * node is polled every poll interval. {@link #lock()} cannot be interrupted, as the interface says: it keeps waiting
+ * node wakes it where the store announces releases (PostgreSQL), else it is polled every poll interval. {@link #lock()} cannot be interrupted, as the interface says: it keeps waiting
  * and returns with the thread's interrupt flag set. {@link #lockInterruptibly()} throws instead.
  *
  * <p><b>Failures.</b> A store failure is thrown as an {@link UncheckedLockException} (the interface allows no checked
