@@ -112,7 +112,6 @@ final class LockEngine implements LockManager {
 
     @Override
     public LockResource lockShared(String key, LockLevel level, Duration lease) throws LockException {
-        requireArguments(key, level);
         return lockShared(key, level, callLeases.of(lease));
     }
 
@@ -135,7 +134,6 @@ final class LockEngine implements LockManager {
 
     @Override
     public LockResource lockPath(String path, LockMode mode, LockLevel level, Duration lease) throws LockException {
-        requireArguments(path, level);
         return lockPath(path, mode, level, callLeases.of(lease));
     }
 

@@ -65,31 +65,48 @@ final class Renewal {
         Map<LeasePolicy, List<Acquisition>> byLease = byLease(held);
         nextRenewalNanos.keySet().removeIf(policy -> policy != leases && !byLease.containsKey(policy));
         int renewed = 0;
+        // a check carries no lease: every lock not renewed now is checked in the same batches, whatever its lease
+        List<List<Acquisition>> checked = new ArrayList<>(2);
+        if (!guarded.isEmpty()) {
+            checked.add(guarded);
+        }
         for (Map.Entry<LeasePolicy, List<Acquisition>> group : byLease.entrySet()) {
             LeasePolicy policy = group.getKey();
             List<Acquisition> locks = group.getValue();
             long due = nextRenewalNanos.computeIfAbsent(policy, p -> p.nextRenewal(earliestGrant(locks)));
-            boolean renewing = nowNanos - due >= 0;
+            if (nowNanos - due < 0) {
+                checked.add(locks);
+                continue;
+            }
             boolean allAnswered = true;
             for (int from = 0; from < locks.size(); from += batchSize) {
-                allAnswered &= ask(locks.subList(from, Math.min(locks.size(), from + batchSize)), renewing, policy);
+                allAnswered &= ask(locks.subList(from, Math.min(locks.size(), from + batchSize)), true, policy);
             }
-            if (renewing) {
-                renewed += locks.size();
-                if (allAnswered) {
-                    nextRenewalNanos.put(policy, policy.nextRenewal(nowNanos));
-                }
+            renewed += locks.size();
+            if (allAnswered) {
+                nextRenewalNanos.put(policy, policy.nextRenewal(nowNanos));
             }
         }
         if (!byLease.containsKey(leases) && nowNanos - nextRenewalNanos.get(leases) >= 0) {
             nextRenewalNanos.put(leases, leases.nextRenewal(nowNanos));
         }
-        for (int from = 0; from < guarded.size(); from += batchSize) {
-            ask(guarded.subList(from, Math.min(guarded.size(), from + batchSize)), false, leases);
+        List<Acquisition> checking = joined(checked);
+        for (int from = 0; from < checking.size(); from += batchSize) {
+            ask(checking.subList(from, Math.min(checking.size(), from + batchSize)), false, leases);
         }
         if (renewed > 0) {
             reportCycle(renewed, time.nanoTime() - nowNanos);
         }
+    }
+
+    /** The lists as one; the one list itself when there is one (the common case: no copy of every held lock). */
+    private static List<Acquisition> joined(List<List<Acquisition>> lists) {
+        if (lists.size() == 1) {
+            return lists.get(0);
+        }
+        List<Acquisition> all = new ArrayList<>();
+        lists.forEach(all::addAll);
+        return all;
     }
 
     /** A new lease group is first due one renewal interval after its first lock was asked for. */

@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class InstrumentedStore extends CountingLockStore {
     private final List<Integer> renewBatchSizes = new CopyOnWriteArrayList<>();
+    private final List<Integer> checkBatchSizes = new CopyOnWriteArrayList<>();
     private volatile boolean unreachable;
     private volatile boolean renewalsLost;
     private volatile boolean nextAcquireAmbiguous;
@@ -67,6 +68,17 @@ public final class InstrumentedStore extends CountingLockStore {
         Map<LockHandle, HoldState> lost = new LinkedHashMap<>();
         handles.forEach(h -> lost.put(h, HoldState.LOST));
         return lost;
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
+        checkBatchSizes.add(handles.size());
+        return super.check(handles);
+    }
+
+    /** How many locks each check (abort poll) call carried, in call order. */
+    public List<Integer> checkBatchSizes() {
+        return List.copyOf(checkBatchSizes);
     }
 
     /** How many locks each renew call carried, in call order. */

@@ -252,6 +252,25 @@ class InMemoryLeaseTest {
     }
 
     @Test
+    void locksOfEveryLeaseAreCheckedForAbortsInTheSameBatches() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(shared);
+        LockManager a = node("a", store);
+        for (int i = 0; i < 5; i++) {
+            a.lock("default-" + i);
+            a.lock("longer-" + i, LockLevel.DC, Duration.ofSeconds(90));
+        }
+
+        // no renewal is due while time stands still: each keeper tick (20 ms) checks all ten in one call; the
+        // cycles after the first that saw all ten cannot have started before the last lock was taken
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.checkBatchSizes().contains(10));
+        int before = store.checkBatchSizes().size();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.checkBatchSizes().size() >= before + 3);
+
+        List<Integer> sizes = store.checkBatchSizes();
+        assertThat(sizes.subList(before, sizes.size())).containsOnly(10);
+    }
+
+    @Test
     void anUnreachableStoreLosesAShortLeaseLockBeforeItsOwnLeaseEnds() throws Exception {
         InstrumentedStore cutOff = new InstrumentedStore(shared);
         BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
