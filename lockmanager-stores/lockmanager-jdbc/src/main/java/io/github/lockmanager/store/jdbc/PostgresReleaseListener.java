@@ -110,14 +110,16 @@ final class PostgresReleaseListener {
         while (!closed) {
             try (Connection c = dataSource.getConnection()) {
                 listen(c);
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
+                // a failure of any kind must not end the thread: waiters would wait for a listener that never comes
                 listening = new CountDownLatch(1);
                 wakeAll();
                 if (closed) {
                     return;
                 }
                 log.warn("Listening for lock releases in table {} failed: {}. Waiters poll meanwhile; listening again "
-                        + "in {} ms", channel, SqlFailures.INSTANCE.describe(e), RECONNECT_MILLIS);
+                        + "in {} ms", channel, e instanceof SQLException sql ? SqlFailures.INSTANCE.describe(sql)
+                        : e.toString(), RECONNECT_MILLIS);
                 try {
                     Thread.sleep(RECONNECT_MILLIS);
                 } catch (InterruptedException interrupted) {
