@@ -263,6 +263,55 @@ public abstract class LockModeContract extends ContractNodes {
         }
     }
 
+    /**
+     * One key taken in turn in every mode, each holder leaving before or while the next comes: what a store keeps of
+     * a key after its last holder left (a mark for the next reader, say) must neither let a conflicting holder in nor
+     * keep a compatible one out, and each holder's token stays above those of the earlier holders it conflicts with.
+     */
+    @Test
+    void aKeyTakenInTurnInEveryModeGrantsAndOrdersAsTheTableSays() throws Exception {
+        LockStore store = store();
+        LockKey key = Requests.uniqueKey(clientId, "turns");
+        LockRequest reader = Requests.request(key, "reader", LockMode.SHARED);
+        long readerToken = granted(store, reader);
+        assertThat(store.release(reader.handle())).isTrue();
+        LockRequest intent = Requests.request(key, "intent", LockMode.INTENT_EXCLUSIVE);
+        long intentToken = granted(store, intent);
+        assertThat(intentToken).as("an intention-exclusive holder after a reader").isGreaterThan(readerToken);
+        LockRequest blocked = Requests.request(key, "blocked", LockMode.SHARED);
+        assertThat(store.acquire(blocked, LEASE).isAcquired()).as("a reader beside an intention-exclusive holder")
+                .isFalse();
+        LockRequest glance = Requests.request(key, "glance", LockMode.INTENT_SHARED);
+        long glanceToken = granted(store, glance);
+        assertThat(store.release(intent.handle())).isTrue();
+        LockRequest second = Requests.request(key, "second", LockMode.SHARED);
+        long secondToken = granted(store, second);
+        assertThat(secondToken).as("a reader after an intention-exclusive holder").isGreaterThan(intentToken);
+        LockRequest refused = Requests.request(key, "refused", LockMode.INTENT_EXCLUSIVE);
+        assertThat(store.acquire(refused, LEASE).isAcquired()).as("an intention-exclusive holder beside a reader")
+                .isFalse();
+        LockRequest early = Requests.request(key, "early", LockMode.EXCLUSIVE);
+        assertThat(store.acquire(early, LEASE).isAcquired()).as("a writer while holders are left").isFalse();
+        assertThat(store.release(glance.handle())).isTrue();
+        assertThat(store.release(second.handle())).isTrue();
+        assertThat(store.read(key)).as("the key after its last holder left").isEmpty();
+        LockRequest writer = Requests.request(key, "writer", LockMode.EXCLUSIVE);
+        long writerToken = granted(store, writer);
+        assertThat(writerToken).as("a writer after them all").isGreaterThan(Math.max(glanceToken, secondToken));
+        assertThat(store.acquire(Requests.request(key, "late", LockMode.INTENT_SHARED), LEASE).isAcquired())
+                .as("any holder beside a writer").isFalse();
+        assertThat(store.release(writer.handle())).isTrue();
+        LockRequest last = Requests.request(key, "last", LockMode.INTENT_SHARED);
+        assertThat(granted(store, last)).as("a holder after the writer").isGreaterThan(writerToken);
+        assertThat(store.release(last.handle())).isTrue();
+    }
+
+    private static long granted(LockStore store, LockRequest request) throws Exception {
+        AcquireResult answer = store.acquire(request, LEASE);
+        assertThat(answer.isAcquired()).as("%s of %s", request.mode(), request.handle().ownerToken()).isTrue();
+        return answer.record().fencingToken();
+    }
+
     @Test
     void forceReleaseEndsEverySharedHolder() throws Exception {
         LockManager a = node("a");

@@ -177,13 +177,12 @@ public final class JdbcLockStore implements LockStore {
             this.table = table;
             String now = dialect.now();
             // a row whose holders are in the holders table is shown through them
-            String live = " AND owner_token IS NOT NULL AND owner_token <> '" + SharedHolders.SHARED_OWNER
-                    + "' AND expires_at > " + now;
+            String live = " AND owner_token IS NOT NULL AND owner_token NOT IN " + SharedHolders.MARKS
+                    + " AND expires_at > " + now;
             this.acquire = dialect.acquire(table);
             this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
             this.readLive = readAny + live;
-            this.readOwned = readAny + " AND owner_token IS NOT NULL AND owner_token <> '" + SharedHolders.SHARED_OWNER
-                    + "'";
+            this.readOwned = readAny + " AND owner_token IS NOT NULL AND owner_token NOT IN " + SharedHolders.MARKS;
             this.listLive = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE 1 = 1" + live;
             this.release = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now
                     + ", last_modified = " + now + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
@@ -389,16 +388,22 @@ public final class JdbcLockStore implements LockStore {
                     throw e;
                 }
             }
-            if (taken.isPresent() && !SharedHolders.SHARED_OWNER.equals(taken.get().ownerToken())) {
+            if (taken.isPresent() && !SharedHolders.isMark(taken.get().ownerToken())) {
                 return AcquireResult.fromRecord(handle, taken.get());
             }
-            // name the holder: possibly this very acquisition, when an earlier attempt applied after all; or, when
-            // the key is held in other modes, one of its holders
+            // name the holder: possibly this very acquisition, when an earlier attempt applied after all
             Optional<LockRecord> holder = queryOne(c, sql.readLive, handle.key());
-            if (holder.isEmpty()) {
-                holder = sql.shared.readAny(c, handle.key());
+            if (holder.isPresent()) {
+                return AcquireResult.fromRecord(handle, holder.get());
             }
-            return AcquireResult.fromRecord(handle, holder.orElse(null));
+            // a row marked for holders in other modes: refused while one of them is live (looked at without locking the
+            // row, which would hold up its readers), taken over when none is
+            holder = sql.shared.readAny(c, handle.key());
+            if (holder.isPresent()) {
+                return AcquireResult.heldBy(holder.get());
+            }
+            AcquireResult takenOver = inTransaction(c, () -> sql.shared.takeOver(c, request, lease));
+            return takenOver != null ? takenOver : AcquireResult.fromRecord(handle, null);
         });
     }
 

@@ -22,17 +22,37 @@ import java.util.Optional;
 
 /**
  * The holders of keys taken in a mode other than exclusive, in the holders table ({@code <table>_holders}): a row
- * per holder with its own lease. While a key has such holders, its row in the lock table carries the owner token
- * {@value #SHARED_OWNER} and the latest of their leases, so that the exclusive acquire statement, which takes a
- * row only when it is free or expired, needs no change and no second round trip. Every change here runs in one
- * transaction that first locks the key's row ({@code SELECT … FOR UPDATE}), so that the decision "no conflicting
- * holder is live" and the write that follows it cannot interleave with another acquisition of the key. Locks are
- * taken lock table first, holders table second, everywhere, so that two such transactions cannot deadlock.
+ * per holder with its own lease. While a key has such holders, its row in the lock table is marked: its owner token is
+ * {@value #SHARED_OWNER} when its holders may be shared or intention-shared, {@value #INTENT_OWNER} when they may be
+ * intention-exclusive or intention-shared, so that every holder a mark admits is compatible with every other, and
+ * its lease is twice the holders' (renewed with them), so that the exclusive acquire statement, which takes a row only
+ * when it is free or expired, needs no change and no second round trip.
+ * <p>
+ * A holder joins a marked row in one statement where the database can lock the row for sharing and return what it
+ * inserted ({@link SqlDialect#shareRows()}): readers of one key do not queue for each other, and a holder of a
+ * compatible mode needs no look at the others. Everything else (a first holder, a mark of the other kind, a row whose
+ * lease would not cover the holder) runs in one transaction that first locks the key's row ({@code SELECT … FOR
+ * UPDATE}), so that the decision "no conflicting holder is live" and the write that follows it cannot interleave with
+ * another acquisition of the key. Locks are taken lock table first, holders table second, everywhere, so that two
+ * such transactions cannot deadlock.
+ * <p>
+ * A mark stays when its last holder leaves, so that the next reader joins in one statement again; an exclusive
+ * acquisition finding a marked row without live holders takes it over ({@link #takeOver}).
  */
 final class SharedHolders {
-    /** The owner token of a key row whose holders are in the holders table; no acquisition's token starts so. */
+    /** The owner token of a key row whose holders are shared or intention-shared; no acquisition's token starts so. */
     static final String SHARED_OWNER = "~shared";
-    /** How much later than the key row's the holders' renewal may read the database clock, at the most. */
+    /** The owner token of a key row whose holders are intention-exclusive or intention-shared. */
+    static final String INTENT_OWNER = "~intent";
+    /** The marks in SQL, for {@code owner_token IN} and {@code NOT IN}. */
+    static final String MARKS = "('" + SHARED_OWNER + "', '" + INTENT_OWNER + "')";
+    /**
+     * How much longer than a holder's lease a marked row's runs: holders joining within that much of the last
+     * renewal or mark find it covering them without a write to the row. A crashed node's holders do not keep
+     * writers out for longer by it: see {@link #takeOver}.
+     */
+    private static final int ROW_LEASES_PER_HOLDER_LEASE = 2;
+    /** How far apart two readings of the database clock in one statement may be, at the most. */
     private static final long CLOCK_READS_APART_MILLIS = 1000;
     /** A holder's columns: a record's, then its mode. */
     private static final String COLUMNS = SqlDialect.COLUMNS + ", lock_mode";
@@ -44,16 +64,12 @@ final class SharedHolders {
     private final String insertFreeRow;
     private final String liveHoldersOfKey;
     private final String anyLiveHolderOfKey;
-    private final String markShared;
+    private final String mark;
+    private final String takeOverRow;
+    /** The one-statement join, {@code null} where the database has none. */
+    private final String joinMarked;
     private final String insertHolder;
     private final String deleteHolder;
-    private final String deleteAnyOwn;
-    private final String readRow;
-    private final String extendJoined;
-    private final String anyLive;
-    private final String latestLease;
-    private final String freeRow;
-    private final String setRowLease;
     private final String abort;
     private final String listLive;
     private final String purge;
@@ -70,73 +86,86 @@ final class SharedHolders {
         this.liveHoldersOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > ?";
         this.anyLiveHolderOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > "
                 + now;
-        this.markShared = "UPDATE " + table + " SET owner_token = '" + SHARED_OWNER + "', node_id = ?, thread_name = ?, "
-                + "status = 'RUNNING', lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ?";
+        this.mark = "UPDATE " + table + " SET owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', "
+                + "lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ?";
+        this.takeOverRow = "UPDATE " + table + " SET owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', "
+                + "lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ? AND "
+                + "owner_token IN " + MARKS;
         this.insertHolder = "INSERT INTO " + holders + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?)";
+        this.joinMarked = dialect.shareRows() == null ? null : "INSERT INTO " + holders + " (" + COLUMNS + ") "
+                + "SELECT lock_key, ?, ?, ?, 'RUNNING', " + now + ", " + now + " + ?, fencing_token, ? FROM " + table
+                + " WHERE lock_key = ? AND owner_token IN (?, ?) AND expires_at >= " + now + " + ? "
+                + dialect.shareRows() + " RETURNING lock_time, expires_at, fencing_token";
         this.deleteHolder = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
-        this.deleteAnyOwn = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ?";
-        this.readRow = lockRow.replace(" FOR UPDATE", "");
-        this.extendJoined = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, " + now + " + ?), last_modified = "
-                + now + " WHERE lock_key = ? AND owner_token = '" + SHARED_OWNER + "' AND fencing_token = ? AND "
-                + "expires_at > " + now;
-        this.anyLive = "SELECT COUNT(*) FROM " + holders + " WHERE lock_key = ? AND expires_at > " + now;
-        this.latestLease = "SELECT MAX(expires_at) FROM " + holders + " WHERE lock_key = ? AND expires_at > ?";
-        this.freeRow = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = ?, last_modified = ? "
-                + "WHERE lock_key = ? AND owner_token = '" + SHARED_OWNER + "'";
-        this.setRowLease = "UPDATE " + table + " SET expires_at = ?, last_modified = ? WHERE lock_key = ? "
-                + "AND owner_token = '" + SHARED_OWNER + "'";
         this.abort = "UPDATE " + holders + " SET status = 'ABORT' WHERE lock_key = ? AND expires_at > " + now;
         this.listLive = "SELECT " + COLUMNS + " FROM " + holders + " WHERE expires_at > " + now;
         this.purge = "DELETE FROM " + holders + " WHERE expires_at <= " + now;
     }
 
     /**
-     * Joins the holders of a key whose row is already marked shared, without holding the row's lock for the
-     * decision, so that readers of one key do not queue for it: insert the holder, then extend the row's lease if
-     * the row is still the marked row that was read (the one short write readers of a key take turns for), then look
-     * for a live holder in a conflicting mode. A holder in a conflicting mode that joins at the same time either
-     * sees this one or is seen by it, since each looks only after its own write to the row. The token is the row's:
-     * above every earlier exclusive holder's, which is all a holder in these modes must be above. {@code null} when
-     * the row is not marked shared, or stopped being so meanwhile: then the caller takes the row's lock.
-     * Runs outside a transaction.
+     * Joins the holders of a key whose row carries a mark that admits {@code request}'s mode and a lease that covers
+     * the holder's, in one statement that locks the row for sharing while it inserts the holder: a mark is changed or
+     * removed only under the row's exclusive lock, so the mark read is the row's until the holder is in. The token is
+     * the row's: above every earlier exclusive holder's and every holder's of the other mark, the acquisitions this
+     * one conflicts with. {@code null} when the row does not qualify, or where the database cannot join so: then the
+     * caller takes the row's lock. Runs outside a transaction.
      */
     AcquireResult join(Connection c, LockRequest request, Duration lease) throws SQLException {
-        LockHandle handle = request.handle();
-        String key = handle.key().storageKey();
-        KeyRow row = readRow(c, key);
-        if (row == null || !SHARED_OWNER.equals(row.owner) || row.expiresAt <= row.now) {
+        if (joinMarked == null) {
             return null;
         }
-        long expiresAt = row.now + lease.toMillis();
+        LockHandle handle = request.handle();
         String thread = JdbcLockStore.storableThreadName(request.threadName());
-        try {
-            insertHolder(c, request, thread, row.now, expiresAt, row.token);
+        String[] marks = marksAdmitting(request.mode());
+        try (PreparedStatement join = c.prepareStatement(joinMarked)) {
+            join.setString(1, handle.ownerToken());
+            join.setString(2, request.nodeId());
+            join.setString(3, thread);
+            join.setLong(4, lease.toMillis());
+            join.setString(5, request.mode().name());
+            join.setString(6, handle.key().storageKey());
+            join.setString(7, marks[0]);
+            join.setString(8, marks[1]);
+            join.setLong(9, lease.toMillis() + CLOCK_READS_APART_MILLIS);
+            try (ResultSet rs = join.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread,
+                        Instant.ofEpochMilli(rs.getLong(1)), Instant.ofEpochMilli(rs.getLong(2)), LockStatus.RUNNING,
+                        rs.getLong(3), request.mode()));
+            }
         } catch (SQLException e) {
             if (!SqlFailures.isUniqueViolation(e)) {
                 throw e;
             }
-            // an earlier attempt of this very request did insert it: the tx path answers by the SPI's rule
+            // an earlier attempt of this very request did insert it: the transaction answers by the SPI's rule
             return null;
         }
-        int extended;
-        try (PreparedStatement extend = c.prepareStatement(extendJoined)) {
-            extend.setLong(1, lease.toMillis());
-            extend.setString(2, key);
-            extend.setLong(3, row.token);
-            extended = extend.executeUpdate();
-        }
-        if (extended == 0) {
-            deleteOwn(c, handle);
-            return null;
-        }
-        for (LockRecord holder : liveHolders(c, handle.key(), row.now)) {
-            if (!holder.handle().equals(handle) && holder.mode().conflictsWith(request.mode())) {
-                deleteOwn(c, handle);
-                return AcquireResult.heldBy(holder);
-            }
-        }
-        return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
-                Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, row.token, request.mode()));
+    }
+
+    /** The marks of a key row whose holders a holder in {@code mode} may join; twice the one when there is one. */
+    private static String[] marksAdmitting(LockMode mode) {
+        return switch (mode) {
+            case SHARED -> new String[] {SHARED_OWNER, SHARED_OWNER};
+            case INTENT_EXCLUSIVE -> new String[] {INTENT_OWNER, INTENT_OWNER};
+            case INTENT_SHARED -> new String[] {SHARED_OWNER, INTENT_OWNER};
+            case EXCLUSIVE -> throw new IllegalArgumentException("an exclusive lock has no holder row");
+        };
+    }
+
+    /** The mark a key row gets for a holder in {@code mode}; an intention-shared holder keeps the row's. */
+    private static String markFor(LockMode mode, String current) {
+        return switch (mode) {
+            case SHARED -> SHARED_OWNER;
+            case INTENT_EXCLUSIVE -> INTENT_OWNER;
+            case INTENT_SHARED -> isMark(current) ? current : SHARED_OWNER;
+            case EXCLUSIVE -> throw new IllegalArgumentException("an exclusive lock has no holder row");
+        };
+    }
+
+    static boolean isMark(String owner) {
+        return SHARED_OWNER.equals(owner) || INTENT_OWNER.equals(owner);
     }
 
     private void insertHolder(Connection c, LockRequest request, String thread, long now, long expiresAt, long token)
@@ -154,14 +183,6 @@ final class SharedHolders {
         }
     }
 
-    private void deleteOwn(Connection c, LockHandle handle) throws SQLException {
-        try (PreparedStatement delete = c.prepareStatement(deleteAnyOwn)) {
-            delete.setString(1, handle.key().storageKey());
-            delete.setString(2, handle.ownerToken());
-            delete.executeUpdate();
-        }
-    }
-
     /**
      * Adds a holder for {@code request} unless a live holder of the key conflicts with its mode; {@code null} when the
      * key has no row yet (the caller creates one with {@link #createFreeRow} and asks again). Runs in the caller's
@@ -174,7 +195,7 @@ final class SharedHolders {
         if (row == null) {
             return null;
         }
-        if (row.owner != null && !SHARED_OWNER.equals(row.owner) && row.expiresAt > row.now) {
+        if (row.owner != null && !isMark(row.owner) && row.expiresAt > row.now) {
             return AcquireResult.heldBy(readExclusive(c, handle.key()));
         }
         for (LockRecord holder : liveHolders(c, handle.key(), row.now)) {
@@ -188,21 +209,54 @@ final class SharedHolders {
         }
         long expiresAt = row.now + lease.toMillis();
         long token = Math.max(row.token + 1, row.now * 1000);
-        long rowLease = SHARED_OWNER.equals(row.owner) ? Math.max(row.expiresAt, expiresAt) : expiresAt;
-        String thread = JdbcLockStore.storableThreadName(request.threadName());
-        try (PreparedStatement mark = c.prepareStatement(markShared)) {
-            mark.setString(1, request.nodeId());
-            mark.setString(2, thread);
-            mark.setLong(3, row.now);
-            mark.setLong(4, rowLease);
-            mark.setLong(5, token);
-            mark.setLong(6, row.now);
-            mark.setString(7, key);
-            mark.executeUpdate();
+        long rowLease = row.now + ROW_LEASES_PER_HOLDER_LEASE * lease.toMillis();
+        if (isMark(row.owner)) {
+            rowLease = Math.max(row.expiresAt, rowLease);
         }
+        String thread = JdbcLockStore.storableThreadName(request.threadName());
+        writeRow(c, mark, markFor(request.mode(), row.owner), request, thread, row.now, rowLease, token);
         insertHolder(c, request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
                 Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token, request.mode()));
+    }
+
+    /**
+     * Takes a marked key row for an exclusive {@code request} when none of its holders is live any more: they all
+     * left (a mark stays after its last holder), or their node crashed, whose holders would otherwise keep writers
+     * out until the row's lease ran out. {@code null} when the row is not marked, else the acquisition or a live
+     * holder in the way. Runs in the caller's transaction.
+     */
+    AcquireResult takeOver(Connection c, LockRequest request, Duration lease) throws SQLException {
+        LockHandle handle = request.handle();
+        KeyRow row = lockRow(c, handle.key().storageKey());
+        if (row == null || !isMark(row.owner)) {
+            return null;
+        }
+        List<LockRecord> live = liveHolders(c, handle.key(), row.now);
+        if (!live.isEmpty()) {
+            return AcquireResult.heldBy(live.get(0));
+        }
+        long expiresAt = row.now + lease.toMillis();
+        long token = Math.max(row.token + 1, row.now * 1000);
+        String thread = JdbcLockStore.storableThreadName(request.threadName());
+        writeRow(c, takeOverRow, handle.ownerToken(), request, thread, row.now, expiresAt, token);
+        return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
+                Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token));
+    }
+
+    private static void writeRow(Connection c, String statement, String owner, LockRequest request, String thread,
+                                 long now, long expiresAt, long token) throws SQLException {
+        try (PreparedStatement write = c.prepareStatement(statement)) {
+            write.setString(1, owner);
+            write.setString(2, request.nodeId());
+            write.setString(3, thread);
+            write.setLong(4, now);
+            write.setLong(5, expiresAt);
+            write.setLong(6, token);
+            write.setLong(7, now);
+            write.setString(8, request.key().storageKey());
+            write.executeUpdate();
+        }
     }
 
     /** Inserts a free row for a key that has none; a row another node inserted first does as well. */
@@ -218,54 +272,16 @@ final class SharedHolders {
     }
 
     /**
-     * Removes {@code handle}'s holder if it is live. Only the holder that finds no live holder left after its own
-     * is gone takes the row's lock, to move the row's lease to the latest of those that joined meanwhile or free the
-     * row: readers leaving a key do not queue for it, and of two last ones leaving at once the later one looks
-     * after both are gone. Runs outside a transaction; the last step in one of its own.
+     * Removes {@code handle}'s holder if it is live. The key row keeps its mark and lease: the next holder of a
+     * compatible mode joins it in one statement, and a writer takes it over once no holder is live. Runs outside a
+     * transaction.
      */
     boolean release(Connection c, LockHandle handle) throws SQLException {
-        String key = handle.key().storageKey();
-        int removed;
         try (PreparedStatement delete = c.prepareStatement(deleteHolder)) {
-            delete.setString(1, key);
+            delete.setString(1, handle.key().storageKey());
             delete.setString(2, handle.ownerToken());
-            removed = delete.executeUpdate();
+            return delete.executeUpdate() > 0;
         }
-        if (removed == 0) {
-            return false;
-        }
-        try (PreparedStatement live = c.prepareStatement(anyLive)) {
-            live.setString(1, key);
-            try (ResultSet rs = live.executeQuery()) {
-                if (rs.next() && rs.getLong(1) > 0) {
-                    return true;
-                }
-            }
-        }
-        JdbcLockStore.inTransaction(c, () -> {
-            KeyRow row = lockRow(c, key);
-            if (row == null || !SHARED_OWNER.equals(row.owner)) {
-                return null;
-            }
-            long latest = 0;
-            try (PreparedStatement max = c.prepareStatement(latestLease)) {
-                max.setString(1, key);
-                max.setLong(2, row.now);
-                try (ResultSet rs = max.executeQuery()) {
-                    if (rs.next()) {
-                        latest = rs.getLong(1);
-                    }
-                }
-            }
-            try (PreparedStatement update = c.prepareStatement(latest > row.now ? setRowLease : freeRow)) {
-                update.setLong(1, latest > row.now ? latest : row.now);
-                update.setLong(2, row.now);
-                update.setString(3, key);
-                update.executeUpdate();
-            }
-            return null;
-        });
-        return true;
     }
 
     /**
@@ -277,14 +293,13 @@ final class SharedHolders {
         int n = JdbcLockStore.paddedSize(handles.size());
         String now = dialect.now();
         // the key rows first, as every transaction here takes them, and only those with one of these holders live:
-        // a row lease moved past its last live holder's would keep writers out for nothing. The row's lease gets a
-        // second more than the holders', which the next statement reads the clock for a moment later
+        // a row whose holders are all gone is left to run out (or to a writer's take-over)
         try (PreparedStatement rows = JdbcLockStore.prepare(c, "UPDATE " + table + " t SET expires_at = GREATEST("
-                + "expires_at, " + now + " + ?), last_modified = " + now + " WHERE owner_token = '" + SHARED_OWNER
-                + "' AND lock_key IN (" + marks(n) + ") AND EXISTS (SELECT 1 FROM " + holders + " h WHERE "
+                + "expires_at, " + now + " + ?), last_modified = " + now + " WHERE owner_token IN " + MARKS
+                + " AND lock_key IN (" + marks(n) + ") AND EXISTS (SELECT 1 FROM " + holders + " h WHERE "
                 + "h.lock_key = t.lock_key AND h.owner_token IN (" + marks(n) + ") AND h.expires_at > " + now + ")",
                 timeoutMillis)) {
-            rows.setLong(1, lease.toMillis() + CLOCK_READS_APART_MILLIS);
+            rows.setLong(1, ROW_LEASES_PER_HOLDER_LEASE * lease.toMillis());
             JdbcLockStore.bindBatch(rows, 2, handles, n);
             rows.executeUpdate();
         }
@@ -354,10 +369,6 @@ final class SharedHolders {
 
     private KeyRow lockRow(Connection c, String key) throws SQLException {
         return row(c, lockRow, key);
-    }
-
-    private KeyRow readRow(Connection c, String key) throws SQLException {
-        return row(c, readRow, key);
     }
 
     private static KeyRow row(Connection c, String statement, String key) throws SQLException {

@@ -81,6 +81,14 @@ abstract class SqlDialect {
         return null;
     }
 
+    /**
+     * The locking clause that makes an {@code INSERT … SELECT} lock the rows it reads against writers but not
+     * against each other, where the insert can also return what it inserted; {@code null} where not both.
+     */
+    String shareRows() {
+        return null;
+    }
+
     /** Marks the row of a key held exclusively and live as waited for (parameter: key); one row if it did. */
     String markWaited(String table) {
         return null;
@@ -230,6 +238,11 @@ abstract class SqlDialect {
             return true;
         }
 
+        @Override
+        String shareRows() {
+            return "FOR SHARE";
+        }
+
         /*
          * The row is locked and read first, so that the flag returned is the one the release replaced, marked by a
          * waiter before or while it ran; pg_notify is sent when the statement commits.
@@ -252,8 +265,8 @@ abstract class SqlDialect {
         @Override
         String markWaited(String table) {
             return "UPDATE " + table + " SET waiters = TRUE WHERE lock_key = (SELECT lock_key FROM " + table
-                    + " WHERE lock_key = ? AND owner_token IS NOT NULL AND owner_token <> '"
-                    + SharedHolders.SHARED_OWNER + "' AND expires_at > " + now() + " FOR UPDATE SKIP LOCKED)";
+                    + " WHERE lock_key = ? AND owner_token IS NOT NULL AND owner_token NOT IN " + SharedHolders.MARKS
+                    + " AND expires_at > " + now() + " FOR UPDATE SKIP LOCKED)";
         }
 
         @Override
@@ -327,6 +340,11 @@ abstract class SqlDialect {
         @Override
         boolean acquireReturnsRow() {
             return returning;
+        }
+
+        @Override
+        String shareRows() {
+            return returning ? "LOCK IN SHARE MODE" : null;
         }
 
         @Override

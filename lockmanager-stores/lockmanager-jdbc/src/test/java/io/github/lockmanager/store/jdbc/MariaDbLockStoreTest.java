@@ -10,6 +10,7 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -104,29 +105,43 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
         }
     }
 
-    /** A reader leaving a key that another reader keeps: delete itself, count who is left; the lock table is not asked. */
+    /**
+     * Readers of a key whose row is marked for them join in one statement (the row locked for sharing while the
+     * holder is inserted) and leave in one, also the last one out, whose mark the next reader joins in one statement.
+     */
     @Test
-    void aReaderLeavesBesideAnotherInTwoStatements() throws Exception {
+    void readersJoinAndLeaveAMarkedKeyInOneStatementEach() throws Throwable {
         try (HikariDataSource one = onePool()) {
             JdbcLockStore store = JdbcLockStore.builder(one).tableName("lockmanager_store").build();
             store.initialize();
-            LockKey key = LockKey.xdc("store-test", "two-readers-" + UUID.randomUUID());
+            LockKey key = LockKey.xdc("store-test", "readers-" + UUID.randomUUID());
             LockHandle first = new LockHandle(key, "first");
             LockHandle second = new LockHandle(key, "second");
+            LockHandle third = new LockHandle(key, "third");
             assertThat(store.acquire(new LockRequest(first, "node-a", "a", LockMode.SHARED), Duration.ofSeconds(30))
                     .isAcquired()).isTrue();
-            assertThat(store.acquire(new LockRequest(second, "node-b", "b", LockMode.SHARED), Duration.ofSeconds(30))
-                    .isAcquired()).isTrue();
-            long before = statementsOf(one);
-            assertThat(store.release(first)).isTrue();
-            long after = statementsOf(one);
-            // each reading counts itself too
-            assertThat(after - before - 1).as("statements of a reader's release beside another").isEqualTo(2);
+            assertThat(statementsFor(one, () -> assertThat(store.acquire(new LockRequest(second, "node-b", "b",
+                    LockMode.SHARED), Duration.ofSeconds(30)).isAcquired()).isTrue())).as("a reader joining").isEqualTo(1);
+            assertThat(statementsFor(one, () -> assertThat(store.release(first)).isTrue()))
+                    .as("a reader leaving beside another").isEqualTo(1);
             assertThat(store.read(key)).map(LockRecord::handle).contains(second);
-            assertThat(store.release(second)).isTrue();
+            assertThat(statementsFor(one, () -> assertThat(store.release(second)).isTrue()))
+                    .as("the last reader leaving").isEqualTo(1);
             assertThat(store.read(key)).isEmpty();
+            assertThat(statementsFor(one, () -> assertThat(store.acquire(new LockRequest(third, "node-c", "c",
+                    LockMode.SHARED), Duration.ofSeconds(30)).isAcquired()).isTrue()))
+                    .as("a reader after the last one left").isEqualTo(1);
+            assertThat(store.release(third)).isTrue();
             assertThat(store.release(first)).as("released before").isFalse();
         }
+    }
+
+    /** The statements the server ran for {@code pool}'s one connection while {@code body} ran. */
+    private static long statementsFor(HikariDataSource pool, ThrowingCallable body) throws Throwable {
+        long before = statementsOf(pool);
+        body.call();
+        // each reading counts itself too
+        return statementsOf(pool) - before - 1;
     }
 
     /** A pool of one connection, so that the server's count of its statements is the store's. */
