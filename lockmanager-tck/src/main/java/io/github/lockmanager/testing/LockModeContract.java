@@ -15,7 +15,12 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.ArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -304,6 +309,62 @@ public abstract class LockModeContract extends ContractNodes {
         LockRequest last = Requests.request(key, "last", LockMode.INTENT_SHARED);
         assertThat(granted(store, last)).as("a holder after the writer").isGreaterThan(writerToken);
         assertThat(store.release(last.handle())).isTrue();
+    }
+
+    /**
+     * Threads racing for one key in every mode for a while: no grant beside a live holder it conflicts with, and
+     * every granted holder's record is still there to release (a change lost between two concurrent ones shows as
+     * a release that finds nothing).
+     */
+    @Test
+    void holdersRacingForOneKeyAreNeverGrantedWhatConflicts() throws Exception {
+        LockStore store = store();
+        LockKey key = Requests.uniqueKey(clientId, "race");
+        LockMode[] modes = {LockMode.SHARED, LockMode.EXCLUSIVE, LockMode.SHARED, LockMode.INTENT_EXCLUSIVE,
+                LockMode.INTENT_SHARED, LockMode.SHARED};
+        AtomicIntegerArray inside = new AtomicIntegerArray(LockMode.values().length);
+        AtomicIntegerArray grants = new AtomicIntegerArray(LockMode.values().length);
+        AtomicReference<String> violation = new AtomicReference<>();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        ExecutorService pool = Executors.newFixedThreadPool(modes.length);
+        try {
+            List<Future<?>> racers = new ArrayList<>();
+            for (int t = 0; t < modes.length; t++) {
+                LockMode mode = modes[t];
+                String racer = "racer" + t + "-";
+                racers.add(pool.submit(() -> {
+                    for (int round = 0; System.nanoTime() < until && violation.get() == null; round++) {
+                        LockRequest request = Requests.request(key, racer + round, mode);
+                        if (!store.acquire(request, LEASE).isAcquired()) {
+                            continue;
+                        }
+                        grants.incrementAndGet(mode.ordinal());
+                        inside.incrementAndGet(mode.ordinal());
+                        for (LockMode other : LockMode.values()) {
+                            int others = inside.get(other.ordinal()) - (other == mode ? 1 : 0);
+                            if (others > 0 && other.conflictsWith(mode)) {
+                                violation.compareAndSet(null, mode + " granted beside " + other);
+                            }
+                        }
+                        Thread.yield();
+                        inside.decrementAndGet(mode.ordinal());
+                        if (!store.release(request.handle())) {
+                            violation.compareAndSet(null, mode + " holder " + request.handle().ownerToken()
+                                    + " was gone before its release");
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> racer : racers) {
+                racer.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(violation.get()).isNull();
+        assertThat(grants.get(LockMode.SHARED.ordinal())).as("shared grants").isPositive();
+        assertThat(store.read(key)).as("the key after the race").isEmpty();
     }
 
     private static long granted(LockStore store, LockRequest request) throws Exception {
