@@ -17,4 +17,13 @@ record Settings(boolean smoke, int cycles, int renewSmall, int renewLarge, int l
                 // figure 3b waits for two renewal cycles: at the default 20 s apart, most of the smoke run's time
                 Duration.ofSeconds(6));
     }
+
+    /**
+     * The same settings with {@code factor} times the cycles, for a store so fast that the usual number ends before
+     * the JIT has compiled the manager's path: the figures would time the interpreter.
+     */
+    Settings withCyclesTimes(int factor) {
+        return new Settings(smoke, cycles * factor, renewSmall, renewLarge, listSize, hbaseListSize, heapLocks,
+                handoffRounds, throughputTime, hbase, storageKeys, defaultRenewalLocks, defaultRenewalLease);
+    }
 }
