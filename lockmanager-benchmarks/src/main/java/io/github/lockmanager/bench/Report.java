@@ -38,8 +38,9 @@ final class Report {
         return ratio >= 0.01 ? String.format(Locale.ROOT, "%.2f", ratio) : String.format(Locale.ROOT, "%.3g", ratio);
     }
 
+    /** Microseconds, or nanoseconds below one: an in-memory map operation would show as 0.0 µs. */
     static String micros(double nanos) {
-        return String.format(Locale.ROOT, "%.1f µs", nanos / 1_000);
+        return nanos < 1_000 ? nanos(nanos) : String.format(Locale.ROOT, "%.1f µs", nanos / 1_000);
     }
 
     static String nanos(double nanos) {

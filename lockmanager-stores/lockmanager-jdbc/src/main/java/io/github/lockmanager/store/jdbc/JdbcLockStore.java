@@ -154,6 +154,8 @@ public final class JdbcLockStore implements LockStore {
         final String acquire;
         final String readAny;
         final String readLive;
+        /** A key's row while it is held, exclusively or by the holders its mark stands for. */
+        final String readHeld;
         /** A key's row if it has an exclusive owner, whose lease may have ended. */
         final String readOwned;
         final String listLive;
@@ -182,6 +184,7 @@ public final class JdbcLockStore implements LockStore {
             this.acquire = dialect.acquire(table);
             this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
             this.readLive = readAny + live;
+            this.readHeld = readAny + " AND owner_token IS NOT NULL AND expires_at > " + now;
             this.readOwned = readAny + " AND owner_token IS NOT NULL AND owner_token NOT IN " + SharedHolders.MARKS;
             this.listLive = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE 1 = 1" + live;
             this.release = "UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now
@@ -392,9 +395,9 @@ public final class JdbcLockStore implements LockStore {
                 return AcquireResult.fromRecord(handle, taken.get());
             }
             // name the holder: possibly this very acquisition, when an earlier attempt applied after all
-            Optional<LockRecord> holder = queryOne(c, sql.readLive, handle.key());
-            if (holder.isPresent()) {
-                return AcquireResult.fromRecord(handle, holder.get());
+            Optional<LockRecord> holder = queryOne(c, sql.readHeld, handle.key());
+            if (holder.isEmpty() || !SharedHolders.isMark(holder.get().ownerToken())) {
+                return AcquireResult.fromRecord(handle, holder.orElse(null));
             }
             // a row marked for holders in other modes: refused while one of them is live (looked at without locking the
             // row, which would hold up its readers), taken over when none is
