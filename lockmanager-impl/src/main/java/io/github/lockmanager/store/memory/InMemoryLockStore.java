@@ -41,9 +41,8 @@ public final class InMemoryLockStore implements LockStore {
     /**
      * One holder of a key, as compact as it can be kept (a held lock costs heap for as long as it is held): the
      * {@link LockRecord} a caller sees is made from it on demand. The holders of one key form an immutable chain
-     * through {@code next}, replaced as a whole by a compare-and-set of the key's chain ({@link #update}); an
-     * exclusive key has a chain of one. Two entries are equal only if they are the same object, so that the set
-     * compares chains by identity. The mode is kept as a byte so that an entry still fits in 64 bytes.
+     * through {@code next}, replaced as a whole under the map's lock for the key; an exclusive key has a chain of
+     * one. The mode is kept as a byte so that an entry still fits in 64 bytes.
      */
     private record Entry(LockHandle handle, String nodeId, String threadName, long lockTimeMillis,
                          long expiresAtNanos, long expiresAtMillis, long fencingToken, boolean aborted, byte mode,
@@ -74,37 +73,6 @@ public final class InMemoryLockStore implements LockStore {
         Entry withNext(Entry next) {
             return next == this.next ? this : new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos,
                     expiresAtMillis, fencingToken, aborted, mode, next);
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return this == other;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
-    }
-
-    /**
-     * Replaces the chain of {@code key} by what {@code change} makes of it ({@code null}: no holder left), again with
-     * the chain found then if another change came in between. {@code change} must have no effect outside of what it
-     * returns but on its last run. A compare-and-set rather than the map's {@code compute}, which runs the change
-     * under the map's lock for the key: the holders of one busy key queued for that lock, and parked at it.
-     */
-    private void update(LockKey key, UnaryOperator<Entry> change) {
-        while (true) {
-            Entry current = records.get(key);
-            Entry next = change.apply(current);
-            if (next == current) {
-                return;
-            }
-            boolean written = current == null ? records.putIfAbsent(key, next) == null
-                    : next == null ? records.remove(key, current) : records.replace(key, current, next);
-            if (written) {
-                return;
-            }
         }
     }
 
@@ -151,7 +119,7 @@ public final class InMemoryLockStore implements LockStore {
         LockMode mode = request.mode();
         Entry[] answer = new Entry[1];
         boolean[] acquired = {false};
-        update(request.key(), current -> {
+        records.compute(request.key(), (key, current) -> {
             Entry live = rebuild(current, now, UnaryOperator.identity());
             for (Entry e = live; e != null; e = e.next()) {
                 // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
@@ -176,18 +144,15 @@ public final class InMemoryLockStore implements LockStore {
         Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
         for (LockHandle handle : handles) {
             long now = time.nanoTime();
-            HoldState[] answer = new HoldState[1];
-            update(handle.key(), current -> {
-                answer[0] = null;
-                return rebuild(current, now, e -> {
-                    if (!e.handle().equals(handle)) {
-                        return e;
-                    }
-                    answer[0] = stateOf(e);
-                    return e.renewedUntil(now + lease.toNanos(), time.now().plus(lease).toEpochMilli());
-                });
-            });
-            answers.put(handle, answer[0] != null ? answer[0] : HoldState.LOST);
+            HoldState[] answer = {HoldState.LOST};
+            records.computeIfPresent(handle.key(), (key, current) -> rebuild(current, now, e -> {
+                if (!e.handle().equals(handle)) {
+                    return e;
+                }
+                answer[0] = stateOf(e);
+                return e.renewedUntil(now + lease.toNanos(), time.now().plus(lease).toEpochMilli());
+            }));
+            answers.put(handle, answer[0]);
         }
         return answers;
     }
@@ -209,18 +174,14 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
-        boolean[] released = new boolean[1];
-        long now = time.nanoTime();
-        update(handle.key(), current -> {
-            released[0] = false;
-            return rebuild(current, now, e -> {
-                if (!e.handle().equals(handle)) {
-                    return e;
-                }
-                released[0] = true;
-                return null;
-            });
-        });
+        boolean[] released = {false};
+        records.computeIfPresent(handle.key(), (key, current) -> rebuild(current, time.nanoTime(), e -> {
+            if (!e.handle().equals(handle)) {
+                return e;
+            }
+            released[0] = true;
+            return null;
+        }));
         return released[0];
     }
 
@@ -248,14 +209,11 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public boolean markAbort(LockKey key) {
         long now = time.nanoTime();
-        boolean[] marked = new boolean[1];
-        update(key, current -> {
-            marked[0] = false;
-            return rebuild(current, now, e -> {
-                marked[0] = true;
-                return e.abortMarked();
-            });
-        });
+        boolean[] marked = {false};
+        records.computeIfPresent(key, (k, current) -> rebuild(current, now, e -> {
+            marked[0] = true;
+            return e.abortMarked();
+        }));
         return marked[0];
     }
 
