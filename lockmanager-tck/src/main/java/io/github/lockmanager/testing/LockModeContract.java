@@ -283,28 +283,22 @@ public abstract class LockModeContract extends ContractNodes {
         LockRequest intent = Requests.request(key, "intent", LockMode.INTENT_EXCLUSIVE);
         long intentToken = granted(store, intent);
         assertThat(intentToken).as("an intention-exclusive holder after a reader").isGreaterThan(readerToken);
-        LockRequest blocked = Requests.request(key, "blocked", LockMode.SHARED);
-        assertThat(store.acquire(blocked, LEASE).isAcquired()).as("a reader beside an intention-exclusive holder")
-                .isFalse();
+        refused(store, key, LockMode.SHARED, "a reader beside an intention-exclusive holder");
         LockRequest glance = Requests.request(key, "glance", LockMode.INTENT_SHARED);
         long glanceToken = granted(store, glance);
         assertThat(store.release(intent.handle())).isTrue();
         LockRequest second = Requests.request(key, "second", LockMode.SHARED);
         long secondToken = granted(store, second);
         assertThat(secondToken).as("a reader after an intention-exclusive holder").isGreaterThan(intentToken);
-        LockRequest refused = Requests.request(key, "refused", LockMode.INTENT_EXCLUSIVE);
-        assertThat(store.acquire(refused, LEASE).isAcquired()).as("an intention-exclusive holder beside a reader")
-                .isFalse();
-        LockRequest early = Requests.request(key, "early", LockMode.EXCLUSIVE);
-        assertThat(store.acquire(early, LEASE).isAcquired()).as("a writer while holders are left").isFalse();
+        refused(store, key, LockMode.INTENT_EXCLUSIVE, "an intention-exclusive holder beside a reader");
+        refused(store, key, LockMode.EXCLUSIVE, "a writer while holders are left");
         assertThat(store.release(glance.handle())).isTrue();
         assertThat(store.release(second.handle())).isTrue();
         assertThat(store.read(key)).as("the key after its last holder left").isEmpty();
         LockRequest writer = Requests.request(key, "writer", LockMode.EXCLUSIVE);
         long writerToken = granted(store, writer);
         assertThat(writerToken).as("a writer after them all").isGreaterThan(Math.max(glanceToken, secondToken));
-        assertThat(store.acquire(Requests.request(key, "late", LockMode.INTENT_SHARED), LEASE).isAcquired())
-                .as("any holder beside a writer").isFalse();
+        refused(store, key, LockMode.INTENT_SHARED, "any holder beside a writer");
         assertThat(store.release(writer.handle())).isTrue();
         LockRequest last = Requests.request(key, "last", LockMode.INTENT_SHARED);
         assertThat(granted(store, last)).as("a holder after the writer").isGreaterThan(writerToken);
@@ -365,6 +359,10 @@ public abstract class LockModeContract extends ContractNodes {
         assertThat(violation.get()).isNull();
         assertThat(grants.get(LockMode.SHARED.ordinal())).as("shared grants").isPositive();
         assertThat(store.read(key)).as("the key after the race").isEmpty();
+    }
+
+    private static void refused(LockStore store, LockKey key, LockMode mode, String what) throws Exception {
+        assertThat(store.acquire(Requests.request(key, "refused-" + mode, mode), LEASE).isAcquired()).as(what).isFalse();
     }
 
     private static long granted(LockStore store, LockRequest request) throws Exception {
