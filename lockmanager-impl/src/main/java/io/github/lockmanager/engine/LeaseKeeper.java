@@ -132,7 +132,7 @@ final class LeaseKeeper {
             }
             releaser.releaseKept(now);
             releaser.retryPending(now);
-            renewal.cycle(now);
+            renewal.cycle(now, tickNanos);
             heldTooLong.check(now);
             purgeWhenDue(now);
         } catch (RuntimeException | Error e) {

@@ -9,6 +9,7 @@ import io.github.lockmanager.spi.LockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,6 +43,8 @@ final class Renewal {
     private final Map<LeasePolicy, Long> nextRenewalNanos = new HashMap<>();
     /** Store calls failed in a row. */
     private int failures;
+    /** How often the keeper runs {@link #cycle} now; only the keeper's thread touches it. */
+    private long paceNanos;
     /** When the last slow-cycle warning was logged. */
     private long slowCycleWarnedAtNanos;
     private boolean slowCycleWarned;
@@ -58,8 +61,12 @@ final class Renewal {
         this.nextRenewalNanos.put(leases, leases.nextRenewal(time.nanoTime()));
     }
 
-    /** Renews (when due) or checks every held lock, one store call per batch. */
-    void cycle(long nowNanos) {
+    /**
+     * Renews (when due) or checks every held lock, one store call per batch; {@code paceNanos} is how often the
+     * keeper runs this now (faster than the manager's tick once a shorter lease was asked for), which its logs name.
+     */
+    void cycle(long nowNanos, long paceNanos) {
+        this.paceNanos = paceNanos;
         List<Acquisition> held = table.held();
         List<Acquisition> guarded = table.removeGuarded(held);
         Map<LeasePolicy, List<Acquisition>> byLease = byLease(held);
@@ -151,7 +158,7 @@ final class Renewal {
             if (failures++ == 0) {
                 log.warn("Could not {} {} locks of node '{}' (first: {}): {}. Retrying every {}; a lock whose renewal "
                                 + "is not confirmed before its lease ends is declared lost", renewing ? "renew" : "check",
-                        batch.size(), nodeId, batch.get(0), e.toString(), leases.tick());
+                        batch.size(), nodeId, batch.get(0), e.toString(), Duration.ofNanos(paceNanos));
             } else {
                 log.debug("Store call for {} locks of node '{}' failed again: {}", batch.size(), nodeId, e.toString());
             }
@@ -171,7 +178,7 @@ final class Renewal {
             if (state == null) {
                 // the store could not tell for this lock (a row-level error): ask again next tick
                 log.warn("Store {} could not tell whether lock {} of node '{}' is still held; its lease counts as "
-                        + "unconfirmed and it is asked again in {}", store, acquisition, nodeId, leases.tick());
+                        + "unconfirmed and it is asked again in {}", store, acquisition, nodeId, Duration.ofNanos(paceNanos));
                 complete = false;
                 continue;
             }

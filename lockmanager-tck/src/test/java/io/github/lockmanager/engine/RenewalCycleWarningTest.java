@@ -1,7 +1,9 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
@@ -46,6 +48,31 @@ class RenewalCycleWarningTest {
             assertThat(log.toString(StandardCharsets.UTF_8)).contains("Renewing the 1 locks of node 'slow' took 3000 ms in 1 store calls")
                     .contains("(10000 ms)");
             assertThat(held.isLost()).as("warned before any loss").isFalse();
+        } finally {
+            System.setErr(original);
+            original.print(log.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void aFailedStoreCallNamesThePaceTheKeeperRunsAtForTheShortestLease() throws Exception {
+        ManualTimeSource time = new ManualTimeSource();
+        ForwardingLockStore down = new ForwardingLockStore(new InMemoryLockStore(time)) {
+            @Override
+            public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
+                throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "store down");
+            }
+        };
+        PrintStream original = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        // the manager's tick is 5 s; a 3 s lease makes its keeper run every second
+        try (LockManager node = LockManagerBuilder.newBuilder().store(down).timeSource(time).nodeId("paced")
+                .lease(Duration.ofSeconds(60)).build();
+             LockResource held = node.lock("report", LockLevel.DC, Duration.ofSeconds(3))) {
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> log.toString(StandardCharsets.UTF_8).contains("Could not check 1 locks of node 'paced'"));
+            assertThat(log.toString(StandardCharsets.UTF_8)).contains("Retrying every PT1S");
         } finally {
             System.setErr(original);
             original.print(log.toString(StandardCharsets.UTF_8));
