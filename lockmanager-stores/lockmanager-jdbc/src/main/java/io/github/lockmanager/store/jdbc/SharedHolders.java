@@ -64,8 +64,8 @@ final class SharedHolders {
     private final String insertFreeRow;
     private final String liveHoldersOfKey;
     private final String anyLiveHolderOfKey;
-    private final String mark;
-    private final String takeOverRow;
+    /** Writes a key row whose lock the transaction holds: a mark, or a writer taking a marked row over. */
+    private final String setRow;
     /** The one-statement join, {@code null} where the database has none. */
     private final String joinMarked;
     private final String insertHolder;
@@ -86,11 +86,8 @@ final class SharedHolders {
         this.liveHoldersOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > ?";
         this.anyLiveHolderOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > "
                 + now;
-        this.mark = "UPDATE " + table + " SET owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', "
+        this.setRow = "UPDATE " + table + " SET owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', "
                 + "lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ?";
-        this.takeOverRow = "UPDATE " + table + " SET owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', "
-                + "lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ? AND "
-                + "owner_token IN " + MARKS;
         this.insertHolder = "INSERT INTO " + holders + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?)";
         this.joinMarked = dialect.shareRows() == null ? null : "INSERT INTO " + holders + " (" + COLUMNS + ") "
                 + "SELECT lock_key, ?, ?, ?, 'RUNNING', " + now + ", " + now + " + ?, fencing_token, ? FROM " + table
@@ -214,7 +211,7 @@ final class SharedHolders {
             rowLease = Math.max(row.expiresAt, rowLease);
         }
         String thread = JdbcLockStore.storableThreadName(request.threadName());
-        writeRow(c, mark, markFor(request.mode(), row.owner), request, thread, row.now, rowLease, token);
+        writeRow(c, markFor(request.mode(), row.owner), request, thread, row.now, rowLease, token);
         insertHolder(c, request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
                 Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token, request.mode()));
@@ -239,14 +236,14 @@ final class SharedHolders {
         long expiresAt = row.now + lease.toMillis();
         long token = Math.max(row.token + 1, row.now * 1000);
         String thread = JdbcLockStore.storableThreadName(request.threadName());
-        writeRow(c, takeOverRow, handle.ownerToken(), request, thread, row.now, expiresAt, token);
+        writeRow(c, handle.ownerToken(), request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
                 Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token));
     }
 
-    private static void writeRow(Connection c, String statement, String owner, LockRequest request, String thread,
-                                 long now, long expiresAt, long token) throws SQLException {
-        try (PreparedStatement write = c.prepareStatement(statement)) {
+    private void writeRow(Connection c, String owner, LockRequest request, String thread, long now, long expiresAt,
+                          long token) throws SQLException {
+        try (PreparedStatement write = c.prepareStatement(setRow)) {
             write.setString(1, owner);
             write.setString(2, request.nodeId());
             write.setString(3, thread);
