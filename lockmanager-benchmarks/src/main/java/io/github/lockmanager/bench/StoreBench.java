@@ -247,8 +247,10 @@ final class StoreBench {
                 keys[t] = "tp-" + t;
                 rawKeys[t] = "tp-" + run + "-" + t;
             }
-            double ours = Throughput.perSecond(settings.throughputTime(), t -> manager.lock(keys[t]).close());
-            double raw = Throughput.perSecond(settings.throughputTime(), t -> subject.rawCycle(rawKeys[t], keys[t]));
+            double[] rates = Throughput.sideBySide(settings.throughputTime(), t -> manager.lock(keys[t]).close(),
+                    t -> subject.rawCycle(rawKeys[t], keys[t]));
+            double ours = rates[0];
+            double raw = rates[1];
             report.add("5. throughput, 8 threads", subject.name(), String.format(Locale.ROOT, "%.0f ops/s", ours),
                     String.format(Locale.ROOT, "%.0f ops/s", raw), ours / raw,
                     "distinct keys; baseline: " + subject.rawCycleDescription());
@@ -294,8 +296,10 @@ final class StoreBench {
      */
     private void sharedReaders() throws Exception {
         try (LockManager manager = manager(subject.store(), "readers", client("readers"), Duration.ofMinutes(3))) {
-            double readers = Throughput.perSecond(settings.throughputTime(), t -> manager.lockShared("report").close());
-            double writers = Throughput.perSecond(settings.throughputTime(), t -> manager.lock("w-" + t).close());
+            double[] rates = Throughput.sideBySide(settings.throughputTime(), t -> manager.lockShared("report").close(),
+                    t -> manager.lock("w-" + t).close());
+            double readers = rates[0];
+            double writers = rates[1];
             report.add("10. 8 readers on one key", subject.name(), String.format(Locale.ROOT, "%.0f ops/s", readers),
                     String.format(Locale.ROOT, "%.0f ops/s", writers), readers / writers,
                     "lockShared+close of one key by 8 threads; baseline: lock+close of 8 distinct keys (must be >= 0.8)");

@@ -20,6 +20,20 @@ final class Throughput {
     private Throughput() {
     }
 
+    /**
+     * Cycles per second of {@code ours} and of {@code baseline}, each run for {@code time} in all: halves in the
+     * order ours, baseline, baseline, ours, so that a drift of the machine or the store during the run (a table
+     * growing, a vacuum, a neighbour's load) weighs on both sides alike rather than on whichever runs second.
+     */
+    static double[] sideBySide(Duration time, PerThread ours, PerThread baseline) throws Exception {
+        Duration half = time.dividedBy(2);
+        double first = perSecond(half, ours);
+        double baselineFirst = perSecond(half, baseline);
+        double baselineSecond = perSecond(half, baseline);
+        double second = perSecond(half, ours);
+        return new double[] {(first + second) / 2, (baselineFirst + baselineSecond) / 2};
+    }
+
     static double perSecond(Duration time, PerThread cycle) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         long deadline = System.nanoTime() + time.toNanos();

@@ -81,8 +81,12 @@ final class PeerBench {
             report.add(figure + "uncontended lock+unlock", store, Report.micros(oursNanos / cycles),
                     Report.micros(peerNanos / cycles), (double) oursNanos / peerNanos, trips);
 
-            double oursRate = (perSecond(ours, "ours") + perSecond(ours, "ours")) / 2;
-            double peerRate = (perSecond(peer, "peer") + perSecond(peer, "peer")) / 2;
+            String[] oursKeys = throughputKeys("ours");
+            String[] peerKeys = throughputKeys("peer");
+            double[] rates = Throughput.sideBySide(settings.throughputTime().multipliedBy(2),
+                    t -> cycle(ours, oursKeys[t]), t -> cycle(peer, peerKeys[t]));
+            double oursRate = rates[0];
+            double peerRate = rates[1];
             report.add(figure + "throughput, 8 threads", store, String.format(Locale.ROOT, "%.0f ops/s", oursRate),
                     String.format(Locale.ROOT, "%.0f ops/s", peerRate), oursRate / peerRate,
                     "distinct keys, each lock+unlock on one thread; above 1 is faster");
@@ -167,12 +171,12 @@ final class PeerBench {
         contender.unlock(key);
     }
 
-    private double perSecond(Contender contender, String side) throws Exception {
+    private String[] throughputKeys(String side) {
         String[] keys = new String[Throughput.THREADS];
         for (int t = 0; t < keys.length; t++) {
             keys[t] = "tp-" + side + "-" + run + "-" + t;
         }
-        return Throughput.perSecond(settings.throughputTime(), t -> cycle(contender, keys[t]));
+        return keys;
     }
 
     /** The median time from a release on node a to the return of the waiter on node b, in ns. */

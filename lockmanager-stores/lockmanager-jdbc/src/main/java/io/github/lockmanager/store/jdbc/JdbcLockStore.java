@@ -152,6 +152,8 @@ public final class JdbcLockStore implements LockStore {
     private static final class Statements {
         final SqlDialect dialect;
         final String acquire;
+        /** PostgreSQL's acquire where releases are announced; {@code null} elsewhere. */
+        final String acquireClearingWaiters;
         final String readAny;
         final String readLive;
         /** A key's row while it is held, exclusively or by the holders its mark stands for. */
@@ -182,6 +184,7 @@ public final class JdbcLockStore implements LockStore {
             String live = " AND owner_token IS NOT NULL AND owner_token NOT IN " + SharedHolders.MARKS
                     + " AND expires_at > " + now;
             this.acquire = dialect.acquire(table);
+            this.acquireClearingWaiters = dialect.acquireClearingWaiters(table);
             this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
             this.readLive = readAny + live;
             this.readHeld = readAny + " AND owner_token IS NOT NULL AND expires_at > " + now;
@@ -372,7 +375,8 @@ public final class JdbcLockStore implements LockStore {
         }
         return call("acquire lock '" + handle.key().name() + "'", (c, timeout) -> {
             Optional<LockRecord> taken = Optional.empty();
-            try (PreparedStatement acquire = c.prepareStatement(sql.acquire)) {
+            try (PreparedStatement acquire = c.prepareStatement(releases != null ? sql.acquireClearingWaiters
+                    : sql.acquire)) {
                 acquire.setString(1, handle.key().storageKey());
                 acquire.setString(2, handle.ownerToken());
                 acquire.setString(3, request.nodeId());

@@ -75,9 +75,18 @@ abstract class SqlDialect {
     /**
      * A release that also announces itself (parameters: key, owner token): it frees the key's row if it is the
      * owner's and live, returns one row then, and notifies the table's channel with the key if a waiter had marked the
-     * row ({@link #markWaited}), unmarking it; {@code null} where the database cannot announce releases.
+     * row ({@link #markWaited}); {@code null} where the database cannot announce releases. The mark stays on the
+     * free row: {@link #acquireClearingWaiters} takes it off.
      */
     String releaseAnnouncing(String table) {
+        return null;
+    }
+
+    /**
+     * {@link #acquire}, also taking off the mark of the waiters of the row's previous holder, where releases are
+     * announced; {@code null} elsewhere.
+     */
+    String acquireClearingWaiters(String table) {
         return null;
     }
 
@@ -222,9 +231,18 @@ abstract class SqlDialect {
 
         @Override
         String acquire(String table) {
+            return acquire(table, "");
+        }
+
+        @Override
+        String acquireClearingWaiters(String table) {
+            return acquire(table, "waiters = FALSE, ");
+        }
+
+        private String acquire(String table, String alsoSet) {
             return "INSERT INTO " + table + " AS t (" + COLUMNS + ", last_modified) "
                     + "SELECT ?, ?, ?, ?, 'RUNNING', n, n + ?, n * 1000, n FROM (SELECT " + now() + " AS n) c "
-                    + "ON CONFLICT (lock_key) DO UPDATE SET owner_token = EXCLUDED.owner_token, "
+                    + "ON CONFLICT (lock_key) DO UPDATE SET " + alsoSet + "owner_token = EXCLUDED.owner_token, "
                     + "node_id = EXCLUDED.node_id, thread_name = EXCLUDED.thread_name, status = 'RUNNING', "
                     + "lock_time = EXCLUDED.lock_time, expires_at = EXCLUDED.expires_at, "
                     + "fencing_token = GREATEST(t.fencing_token + 1, EXCLUDED.fencing_token), "
@@ -244,16 +262,16 @@ abstract class SqlDialect {
         }
 
         /*
-         * The row is locked and read first, so that the flag returned is the one the release replaced, marked by a
-         * waiter before or while it ran; pg_notify is sent when the statement commits.
+         * The flag is returned from the row as updated, which carries a mark a waiter committed before or while the
+         * update waited for the row; clearing it here would need the row read and locked first (no RETURNING of old
+         * values before PostgreSQL 18), a second lock record per release. pg_notify is sent when the statement
+         * commits.
          */
         @Override
         String releaseAnnouncing(String table) {
-            return "WITH o AS (SELECT lock_key, waiters FROM " + table + " WHERE lock_key = ? AND owner_token = ? "
-                    + "AND expires_at > " + now() + " FOR UPDATE), "
-                    + "u AS (UPDATE " + table + " t SET owner_token = NULL, status = 'FREE', expires_at = " + now()
-                    + ", last_modified = " + now() + ", waiters = FALSE FROM o WHERE t.lock_key = o.lock_key "
-                    + "RETURNING o.lock_key, o.waiters) "
+            return "WITH u AS (UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now()
+                    + ", last_modified = " + now() + " WHERE lock_key = ? AND owner_token = ? AND expires_at > "
+                    + now() + " RETURNING lock_key, waiters) "
                     + "SELECT CASE WHEN waiters THEN pg_notify(" + PostgresReleaseListener.channelLiteral(table)
                     + ", lock_key) END FROM u";
         }

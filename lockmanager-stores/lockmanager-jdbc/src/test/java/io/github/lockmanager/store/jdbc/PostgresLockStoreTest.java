@@ -9,6 +9,8 @@ import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.testing.InstrumentedStore;
 import io.github.lockmanager.utils.LockManagerUtils;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 import java.sql.Connection;
 import java.sql.Statement;
@@ -31,7 +33,8 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
     /*
      * A waiter on another node polling every 10 minutes would first try again after 37 s at the earliest: taking the
      * lock within 10 s of the release means the release woke it (LISTEN/NOTIFY). The table is made without the
-     * waiters column, as one made by an older version, and initialize() adds it.
+     * waiters column, as one made by an older version, and initialize() adds it. The release leaves the mark on the
+     * free row and the next acquisition takes it off: the waiter's own release, unwaited for, notifies nobody.
      */
     @Test
     void aWaiterOnAnotherNodeIsWokenByTheReleaseInsteadOfItsPoll() throws Exception {
@@ -43,6 +46,10 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
             execute("ALTER TABLE " + table + " DROP COLUMN waiters");
             try (LockManager a = LockManagerBuilder.newBuilder().store(storeA).nodeId("a").build();
                  LockManager b = LockManagerBuilder.newBuilder().store(storeB).nodeId("b").build()) {
+                Connection listening = Database.POSTGRES.shared().getConnection();
+                try (Statement listen = listening.createStatement()) {
+                    listen.execute("LISTEN \"" + table + "\"");
+                }
                 LockResource held = a.lock("job");
                 CompletableFuture<LockResource> waiter = new CompletableFuture<>();
                 Thread waiting = new Thread(() -> {
@@ -59,8 +66,16 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
 
                 LockResource taken = waiter.get(10, TimeUnit.SECONDS);
                 assertThat(taken.getHolder()).isSameAs(waiting);
-                assertThat(marked(table)).as("the release unmarked the row").isFalse();
+                assertThat(marked(table)).as("the waiter's acquisition unmarked the row").isFalse();
                 taken.close();
+                a.lock("job").close();
+                try (Connection c = listening) {
+                    // a round trip delivers what was sent before it
+                    c.createStatement().execute("SELECT 1");
+                    PGNotification[] sent = c.unwrap(PGConnection.class).getNotifications();
+                    assertThat(sent).as("notifications: the first release only").hasSize(1);
+                    c.createStatement().execute("UNLISTEN *");
+                }
             }
             storeB.close();
             assertThat(Thread.getAllStackTraces().keySet()).as("the listener stops with its store")
