@@ -23,9 +23,12 @@ final class Throughput {
     /**
      * Cycles per second of {@code ours} and of {@code baseline}, each run for {@code time} in all: halves in the
      * order ours, baseline, baseline, ours, so that a drift of the machine or the store during the run (a table
-     * growing, a vacuum, a neighbour's load) weighs on both sides alike rather than on whichever runs second.
+     * growing, a vacuum, a neighbour's load) weighs on both sides alike rather than on whichever runs second. Each
+     * side first runs a quarter of {@code time} untimed, so that neither is timed while its contended paths compile.
      */
     static double[] sideBySide(Duration time, PerThread ours, PerThread baseline) throws Exception {
+        perSecond(time.dividedBy(4), ours);
+        perSecond(time.dividedBy(4), baseline);
         Duration half = time.dividedBy(2);
         double first = perSecond(half, ours);
         double baselineFirst = perSecond(half, baseline);

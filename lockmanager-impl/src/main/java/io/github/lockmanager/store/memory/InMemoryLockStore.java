@@ -116,27 +116,27 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) {
         long now = time.nanoTime();
+        // read before the key's lock is taken: other callers of the key wait for as little as possible
+        long lockTime = time.now().toEpochMilli();
         LockMode mode = request.mode();
+        LockHandle handle = request.handle();
         Entry[] answer = new Entry[1];
-        boolean[] acquired = {false};
         records.compute(request.key(), (key, current) -> {
             Entry live = rebuild(current, now, UnaryOperator.identity());
             for (Entry e = live; e != null; e = e.next()) {
                 // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
-                if (e.handle().equals(request.handle()) || e.lockMode().conflictsWith(mode)) {
+                if (e.handle().equals(handle) || e.lockMode().conflictsWith(mode)) {
                     answer[0] = e;
-                    acquired[0] = e.handle().equals(request.handle());
                     return live;
                 }
             }
-            long lockTime = time.now().toEpochMilli();
-            answer[0] = new Entry(request.handle(), request.nodeId(), request.threadName(), lockTime,
-                    now + lease.toNanos(), lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false,
-                    (byte) mode.ordinal(), live);
-            acquired[0] = true;
+            answer[0] = new Entry(handle, request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
+                    lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
             return answer[0];
         });
-        return acquired[0] ? AcquireResult.acquired(answer[0].record()) : AcquireResult.heldBy(answer[0].record());
+        Entry found = answer[0];
+        return found.handle().equals(handle) ? AcquireResult.acquired(found.record())
+                : AcquireResult.heldBy(found.record());
     }
 
     @Override
@@ -174,6 +174,15 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
+        Entry chain = records.get(handle.key());
+        if (chain == null) {
+            return false;
+        }
+        if (chain.next() == null && chain.handle().equals(handle) && chain.isLive(time.nanoTime())
+                && records.remove(handle.key(), chain)) {
+            // the common case, a key of one holder, without rebuilding its chain
+            return true;
+        }
         boolean[] released = {false};
         records.computeIfPresent(handle.key(), (key, current) -> rebuild(current, time.nanoTime(), e -> {
             if (!e.handle().equals(handle)) {
