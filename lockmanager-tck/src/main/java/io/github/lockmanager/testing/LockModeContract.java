@@ -306,6 +306,43 @@ public abstract class LockModeContract extends ContractNodes {
     }
 
     /**
+     * One key taken again and again, in both modes, by one thread: every grant must be seen by the next contender and
+     * every release by the next acquisition, however close together they come (on HBase, within one millisecond of
+     * the store's clock, where a delete can hide a later write of the same timestamp).
+     */
+    @Test
+    void sharedAndExclusiveHoldersAlternateInATightLoop() throws Exception {
+        LockStore store = store();
+        LockKey key = Requests.uniqueKey(clientId, "tight");
+        long lastToken = 0;
+        long lastWriterToken = 0;
+        for (int round = 0; round < 300; round++) {
+            LockMode mode = round % 3 == 0 ? LockMode.EXCLUSIVE : LockMode.SHARED;
+            LockRequest mine = Requests.request(key, "own" + round, mode);
+            long token = granted(store, mine);
+            assertThat(token).as("round %d: a %s holder's token", round, mode)
+                    .isGreaterThan(mode == LockMode.EXCLUSIVE ? lastToken : lastWriterToken);
+            refused(store, key, LockMode.EXCLUSIVE, "round " + round + ": a writer beside a " + mode + " holder");
+            LockRequest reader = Requests.request(key, "reader" + round, LockMode.SHARED);
+            AcquireResult beside = store.acquire(reader, LEASE);
+            assertThat(beside.isAcquired()).as("round %d: a reader beside a %s holder", round, mode)
+                    .isEqualTo(mode == LockMode.SHARED);
+            if (beside.isAcquired()) {
+                assertThat(beside.record().fencingToken()).as("round %d: a reader's token", round)
+                        .isGreaterThan(lastWriterToken);
+                lastToken = Math.max(lastToken, beside.record().fencingToken());
+                assertThat(store.release(reader.handle())).isTrue();
+            }
+            lastToken = Math.max(lastToken, token);
+            if (mode == LockMode.EXCLUSIVE) {
+                lastWriterToken = token;
+            }
+            assertThat(store.release(mine.handle())).as("round %d: the release of the %s holder", round, mode).isTrue();
+        }
+        assertThat(store.read(key)).as("the key after the loop").isEmpty();
+    }
+
+    /**
      * Threads racing for one key in every mode for a while: no grant beside a live holder it conflicts with, and
      * every granted holder's record is still there to release (a change lost between two concurrent ones shows as
      * a release that finds nothing).

@@ -3,7 +3,6 @@ package io.github.lockmanager.store.aerospike;
 import com.aerospike.client.IAerospikeClient;
 import com.aerospike.client.Record;
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
@@ -41,35 +40,6 @@ class AerospikeLockModesTest {
 
     private static LockKey key(String name) {
         return Requests.uniqueKey("modes-test", name);
-    }
-
-    /**
-     * A key taken again and again, in both modes, by one thread: every grant must be seen by the next contender and
-     * every release by the next acquisition.
-     */
-    @Test
-    void sharedAndExclusiveHoldersAlternateInATightLoop() throws Exception {
-        LockKey key = key("tight");
-        long lastToken = 0;
-        for (int round = 0; round < 300; round++) {
-            LockMode mode = round % 3 == 0 ? EXCLUSIVE : SHARED;
-            AcquireResult mine = store.acquire(Requests.request(key, "own" + round, mode), LEASE);
-            assertThat(mine.isAcquired()).as("round %d, free key, %s", round, mode).isTrue();
-            assertThat(mine.record().fencingToken()).isGreaterThan(lastToken);
-            lastToken = mine.record().fencingToken();
-            assertThat(store.acquire(Requests.request(key, "writer" + round, EXCLUSIVE), LEASE).isAcquired())
-                    .as("a writer beside a %s holder", mode).isFalse();
-            AcquireResult reader = store.acquire(Requests.request(key, "reader" + round, SHARED), LEASE);
-            assertThat(reader.isAcquired()).as("a reader beside a %s holder", mode).isEqualTo(mode == SHARED);
-            if (reader.isAcquired()) {
-                assertThat(reader.record().fencingToken()).as("readers of one marker share its token")
-                        .isEqualTo(lastToken);
-                assertThat(store.release(reader.record().handle())).isTrue();
-            }
-            assertThat(store.release(mine.record().handle())).isTrue();
-        }
-        assertThat(store.read(key)).isEmpty();
-        assertThat(lockRecord(key)).as("the last reader deleted the marker").isNull();
     }
 
     @Test

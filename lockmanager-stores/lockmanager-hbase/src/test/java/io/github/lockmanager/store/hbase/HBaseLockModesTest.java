@@ -1,6 +1,5 @@
 package io.github.lockmanager.store.hbase;
 
-import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
@@ -43,53 +42,6 @@ class HBaseLockModesTest {
 
     private static LockKey key(String name) {
         return Requests.uniqueKey("modes-test", name);
-    }
-
-    /**
-     * The row of a key taken again and again, in both modes, by one thread: every grant must be seen by the next
-     * contender and every release by the next acquisition, with no cell of an earlier round coming back.
-     */
-    @Test
-    void sharedAndExclusiveHoldersAlternateInATightLoop() throws Exception {
-        LockKey key = key("tight");
-        int rounds = 900;
-        int doubleGrants = 0;
-        int refusedWhileFree = 0;
-        int readersRefused = 0;
-        long lastToken = 0;
-        for (int round = 0; round < rounds; round++) {
-            LockMode mode = round % 3 == 0 ? EXCLUSIVE : SHARED;
-            AcquireResult mine = store.acquire(Requests.request(key, "own" + round, mode), LEASE);
-            if (!mine.isAcquired()) {
-                refusedWhileFree++;
-                continue;
-            }
-            assertThat(mine.record().fencingToken()).isGreaterThan(lastToken);
-            lastToken = mine.record().fencingToken();
-            if (store.acquire(Requests.request(key, "writer" + round, EXCLUSIVE), LEASE).isAcquired()) {
-                doubleGrants++;
-            }
-            AcquireResult reader = store.acquire(Requests.request(key, "reader" + round, SHARED), LEASE);
-            if (mode == EXCLUSIVE && reader.isAcquired()) {
-                doubleGrants++;
-            }
-            if (mode == SHARED) {
-                if (reader.isAcquired()) {
-                    assertThat(reader.record().fencingToken()).isGreaterThan(lastToken);
-                    lastToken = reader.record().fencingToken();
-                    assertThat(store.release(reader.record().handle())).isTrue();
-                } else {
-                    readersRefused++;
-                }
-            }
-            assertThat(store.release(mine.record().handle())).isTrue();
-        }
-        System.out.printf("tight loop on one row, both modes: %d rounds, %d double grants, %d refused while free, "
-                + "%d readers refused beside a reader%n", rounds, doubleGrants, refusedWhileFree, readersRefused);
-        assertThat(doubleGrants).isZero();
-        assertThat(refusedWhileFree).isZero();
-        assertThat(readersRefused).isZero();
-        assertThat(store.read(key)).isEmpty();
     }
 
     @Test
