@@ -410,7 +410,12 @@ public final class JdbcLockStore implements LockStore {
                 return AcquireResult.heldBy(holder.get());
             }
             AcquireResult takenOver = inTransaction(c, () -> sql.shared.takeOver(c, request, lease));
-            return takenOver != null ? takenOver : AcquireResult.fromRecord(handle, null);
+            if (takenOver != null) {
+                return takenOver;
+            }
+            // another writer took the row over meanwhile: name it, as any refusal does
+            holder = queryOne(c, sql.readHeld, handle.key()).filter(row -> !SharedHolders.isMark(row.ownerToken()));
+            return AcquireResult.fromRecord(handle, holder.orElse(null));
         });
     }
 

@@ -205,7 +205,7 @@ final class SharedHolders {
             }
         }
         long expiresAt = row.now + lease.toMillis();
-        long token = Math.max(row.token + 1, row.now * 1000);
+        long token = row.nextToken();
         long rowLease = row.now + ROW_LEASES_PER_HOLDER_LEASE * lease.toMillis();
         if (isMark(row.owner)) {
             rowLease = Math.max(row.expiresAt, rowLease);
@@ -234,7 +234,7 @@ final class SharedHolders {
             return AcquireResult.heldBy(live.get(0));
         }
         long expiresAt = row.now + lease.toMillis();
-        long token = Math.max(row.token + 1, row.now * 1000);
+        long token = row.nextToken();
         String thread = JdbcLockStore.storableThreadName(request.threadName());
         writeRow(c, handle.ownerToken(), request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
@@ -362,6 +362,10 @@ final class SharedHolders {
     }
 
     private record KeyRow(String owner, long expiresAt, long token, long now) {
+        /** The token of an acquisition that takes or marks this row: the lock table's rule (see {@link SqlDialect}). */
+        long nextToken() {
+            return Math.max(token + 1, now * 1000);
+        }
     }
 
     private KeyRow lockRow(Connection c, String key) throws SQLException {

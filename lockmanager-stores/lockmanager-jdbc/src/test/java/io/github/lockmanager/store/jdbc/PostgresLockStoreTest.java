@@ -45,11 +45,10 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
             storeA.initialize();
             execute("ALTER TABLE " + table + " DROP COLUMN waiters");
             try (LockManager a = LockManagerBuilder.newBuilder().store(storeA).nodeId("a").build();
-                 LockManager b = LockManagerBuilder.newBuilder().store(storeB).nodeId("b").build()) {
-                Connection listening = Database.POSTGRES.shared().getConnection();
-                try (Statement listen = listening.createStatement()) {
-                    listen.execute("LISTEN \"" + table + "\"");
-                }
+                 LockManager b = LockManagerBuilder.newBuilder().store(storeB).nodeId("b").build();
+                 Connection listening = Database.POSTGRES.shared().getConnection();
+                 Statement channel = listening.createStatement()) {
+                channel.execute("LISTEN \"" + table + "\"");
                 LockResource held = a.lock("job");
                 CompletableFuture<LockResource> waiter = new CompletableFuture<>();
                 Thread waiting = new Thread(() -> {
@@ -69,12 +68,14 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
                 assertThat(marked(table)).as("the waiter's acquisition unmarked the row").isFalse();
                 taken.close();
                 a.lock("job").close();
-                try (Connection c = listening) {
+                try {
                     // a round trip delivers what was sent before it
-                    c.createStatement().execute("SELECT 1");
-                    PGNotification[] sent = c.unwrap(PGConnection.class).getNotifications();
+                    channel.execute("SELECT 1");
+                    PGNotification[] sent = listening.unwrap(PGConnection.class).getNotifications();
                     assertThat(sent).as("notifications: the first release only").hasSize(1);
-                    c.createStatement().execute("UNLISTEN *");
+                } finally {
+                    // the connection goes back to the shared pool
+                    channel.execute("UNLISTEN *");
                 }
             }
             storeB.close();
