@@ -5,11 +5,14 @@ import io.github.lockmanager.store.hbase.HBaseLockStore;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
@@ -18,6 +21,8 @@ import org.apache.hadoop.hbase.util.VersionInfo;
 
 import java.io.IOException;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,6 +35,10 @@ final class HBaseSubject implements Subject {
     private static final byte[] FAMILY = Bytes.toBytes("D");
     private static final byte[] OWNER = Bytes.toBytes("o");
     private static final byte[] COUNTER = Bytes.toBytes("c");
+    private static final byte[] META = Bytes.toBytes("m");
+    /** About the size of the store's details cell (node, thread, lock time, lease). */
+    private static final byte[] DETAILS = Bytes.toBytes("bench-node|bench-thread-1|1763900000000|600000");
+    private static final long LEASE_MILLIS = 600_000;
     private static final byte[] DLM_MARKER = Bytes.toBytes("LOCKED");
     private final HBaseTestingUtility cluster = new HBaseTestingUtility();
     private final HBaseLockStore store;
@@ -97,6 +106,79 @@ final class HBaseSubject implements Subject {
                 .build(new Put(row).addColumn(FAMILY, holder, value).setTTL(600_000)));
         table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, holder, value)
                 .build(new Put(row).addColumn(FAMILY, holder, new byte[0])));
+    }
+
+    /*
+     * The store's acquire is one RowMutations (the owner cell with the lease as its TTL, the details cell without a
+     * TTL, the counter's increment that returns the fencing token); these cycles add its parts one at a time.
+     */
+    @Override
+    public Map<String, RawCycle> acquireParts() {
+        Map<String, RawCycle> parts = new LinkedHashMap<>();
+        parts.put("checkAndMutate Put of the owner cell with a TTL", (key, owner) -> {
+            byte[] row = Bytes.toBytes("parts1#" + key);
+            byte[] value = Bytes.toBytes(owner);
+            takeThenFree(row, value, ifFree(row).build(new Put(row).addColumn(FAMILY, OWNER, value)
+                    .setTTL(LEASE_MILLIS)));
+        });
+        parts.put("the same Put with the details as a second cell", (key, owner) -> {
+            byte[] row = Bytes.toBytes("parts2#" + key);
+            byte[] value = Bytes.toBytes(owner);
+            takeThenFree(row, value, ifFree(row).build(new Put(row).addColumn(FAMILY, OWNER, value)
+                    .addColumn(FAMILY, META, DETAILS).setTTL(LEASE_MILLIS)));
+        });
+        parts.put("the owner Put and a details Put in a RowMutations", (key, owner) -> {
+            byte[] row = Bytes.toBytes("parts3#" + key);
+            byte[] value = Bytes.toBytes(owner);
+            takeThenFree(row, value, ifFree(row).build(ownerAndDetails(row, value, 2)));
+        });
+        parts.put("that RowMutations with the counter's Increment (the store's acquire)", (key, owner) -> {
+            byte[] row = Bytes.toBytes("parts4#" + key);
+            byte[] value = Bytes.toBytes(owner);
+            RowMutations all = ownerAndDetails(row, value, 3);
+            all.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
+            takeThenFree(row, value, ifFree(row).build(all));
+        });
+        parts.put("for comparison, not the store's: one Append of owner and details, returning its cells",
+                this::appendOwnerAndDetails);
+        return parts;
+    }
+
+    /*
+     * Not the store's protocol: one mutation that writes both cells and returns them with the timestamps the server
+     * gave them, which it makes increase per cell (a fencing token could come from there instead of a counter).
+     * Appended to, the details cell must be freed empty as well.
+     */
+    private void appendOwnerAndDetails(String key, String owner) throws IOException {
+        byte[] row = Bytes.toBytes("parts5#" + key);
+        byte[] value = Bytes.toBytes(owner);
+        takeThenFree(row, value, ifFree(row).build(new Append(row).addColumn(FAMILY, OWNER, value)
+                        .addColumn(FAMILY, META, DETAILS).setTTL(LEASE_MILLIS)),
+                new Put(row).addColumn(FAMILY, OWNER, new byte[0]).addColumn(FAMILY, META, new byte[0]));
+    }
+
+    private static CheckAndMutate.Builder ifFree(byte[] row) {
+        return CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, new byte[0]);
+    }
+
+    private static RowMutations ownerAndDetails(byte[] row, byte[] owner, int size) throws IOException {
+        RowMutations mutations = new RowMutations(row, size);
+        mutations.add(new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(LEASE_MILLIS));
+        mutations.add(new Put(row).addColumn(FAMILY, META, DETAILS));
+        return mutations;
+    }
+
+    /** Takes the row with {@code take}, then frees it as the store releases: its owner cell written empty. */
+    private void takeThenFree(byte[] row, byte[] owner, CheckAndMutate take) throws IOException {
+        takeThenFree(row, owner, take, new Put(row).addColumn(FAMILY, OWNER, new byte[0]));
+    }
+
+    private void takeThenFree(byte[] row, byte[] owner, CheckAndMutate take, Put free) throws IOException {
+        if (!table.checkAndMutate(take).isSuccess()) {
+            throw new IllegalStateException("row " + Bytes.toStringBinary(row) + " was not free: the cycle before "
+                    + "it did not release it");
+        }
+        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(free));
     }
 
     /*

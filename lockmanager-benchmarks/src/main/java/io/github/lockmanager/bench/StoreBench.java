@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,6 +44,7 @@ final class StoreBench {
 
     void run() throws Exception {
         cycle();
+        acquireParts();
         renewal(settings.renewSmall());
         renewal(settings.renewLarge());
         handoff();
@@ -135,6 +137,42 @@ final class StoreBench {
                         Report.micros(peers / (5.0 * n)), (double) ours / peers, "baseline: "
                                 + subject.peerCycleDescription() + "; same rounds as the row above");
             }
+        }
+    }
+
+    /**
+     * Figure 2c: the raw cycles of {@link Subject#acquireParts()}, alternated in blocks of a tenth of figure 2's
+     * cycles for 20 rounds after one round of warm-up, each against the first.
+     */
+    private void acquireParts() throws Exception {
+        Map<String, Subject.RawCycle> parts = subject.acquireParts();
+        if (parts.isEmpty()) {
+            return;
+        }
+        List<Subject.RawCycle> cycles = List.copyOf(parts.values());
+        List<String> names = List.copyOf(parts.keySet());
+        long[] nanos = new long[cycles.size()];
+        int n = Math.max(1, settings.cycles() / 10);
+        int rounds = 20;
+        String key = "parts-" + run;
+        String owner = "parts-owner-" + run;
+        for (int round = -1; round < rounds; round++) {
+            for (int part = 0; part < cycles.size(); part++) {
+                long start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    cycles.get(part).run(key, owner);
+                }
+                if (round >= 0) {
+                    nanos[part] += System.nanoTime() - start;
+                }
+            }
+        }
+        double count = (double) rounds * n;
+        for (int part = 1; part < cycles.size(); part++) {
+            report.add("2c. acquire part by part", subject.name(), Report.micros(nanos[part] / count),
+                    Report.micros(nanos[0] / count), (double) nanos[part] / nanos[0], names.get(part)
+                            + ", taken and freed; baseline: " + names.get(0) + ", taken and freed; blocks of " + n
+                            + " cycles alternated for " + rounds + " rounds");
         }
     }
 

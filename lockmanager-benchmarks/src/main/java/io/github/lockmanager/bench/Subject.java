@@ -2,6 +2,8 @@ package io.github.lockmanager.bench;
 
 import io.github.lockmanager.spi.LockStore;
 
+import java.util.Map;
+
 /** One store under test, with the raw operations of the same store instance that serve as baselines. */
 interface Subject extends AutoCloseable {
     String name();
@@ -35,6 +37,21 @@ interface Subject extends AutoCloseable {
     /** One lock+unlock of the peer's protocol; only when {@link #peerCycleDescription()} is not null. */
     default void peerCycle(String key, String owner) throws Exception {
         throw new UnsupportedOperationException(name() + " replays no peer protocol");
+    }
+
+    /** Raw store operations for one key and owner, as {@link #acquireParts()} lists them. */
+    @FunctionalInterface
+    interface RawCycle {
+        void run(String key, String owner) throws Exception;
+    }
+
+    /**
+     * Raw cycles that add the parts of the store's acquire one at a time, each released as the store releases: the
+     * first is the floor, the last has every part the store's acquire writes (figure 2c). Empty for a store whose
+     * acquire is one operation.
+     */
+    default Map<String, RawCycle> acquireParts() {
+        return Map.of();
     }
 
     /** A raw scan of the store's live lock records, returning how many it read. */
