@@ -12,8 +12,6 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.UnaryOperator;
 
 /**
@@ -44,11 +43,10 @@ public final class InMemoryLockStore implements LockStore {
      * One holder of a key, as compact as it can be kept (a held lock costs heap for as long as it is held): the
      * {@link LockRecord} a caller sees is made from it on demand. The holders of one key form an immutable chain
      * through {@code next}, replaced as a whole in the key's {@link Holders}; an exclusive key has a chain of one.
-     * The mode is kept as a byte, and the expiry only on the monotonic clock (the wall-clock time a record shows is
-     * worked out when the record is made), so that an entry fits in 56 bytes.
+     * The mode is kept as a byte so that an entry still fits in 64 bytes.
      */
     private record Entry(LockHandle handle, String nodeId, String threadName, long lockTimeMillis,
-                         long expiresAtNanos, long fencingToken, boolean aborted, byte mode,
+                         long expiresAtNanos, long expiresAtMillis, long fencingToken, boolean aborted, byte mode,
                          Entry next) {
         boolean isLive(long nowNanos) {
             return expiresAtNanos - nowNanos > 0;
@@ -58,33 +56,31 @@ public final class InMemoryLockStore implements LockStore {
             return MODES[mode];
         }
 
-        /** The record as of the clocks' readings {@code nowNanos} and {@code nowMillis}, taken together. */
-        LockRecord record(long nowNanos, long nowMillis) {
-            Instant expires = Instant.ofEpochMilli(nowMillis + (expiresAtNanos - nowNanos) / 1_000_000);
+        LockRecord record() {
             return new LockRecord(handle, nodeId, threadName, Instant.ofEpochMilli(lockTimeMillis),
-                    expires, aborted ? LockStatus.ABORT : LockStatus.RUNNING, fencingToken,
+                    Instant.ofEpochMilli(expiresAtMillis), aborted ? LockStatus.ABORT : LockStatus.RUNNING, fencingToken,
                     lockMode());
         }
 
-        Entry renewedUntil(long nanos) {
-            return with(nanos, aborted, next);
+        Entry renewedUntil(long nanos, long millis) {
+            return with(nanos, millis, aborted, next);
         }
 
         Entry abortMarked() {
-            return with(expiresAtNanos, true, next);
+            return with(expiresAtNanos, expiresAtMillis, true, next);
         }
 
         Entry copy() {
-            return with(expiresAtNanos, aborted, next);
+            return with(expiresAtNanos, expiresAtMillis, aborted, next);
         }
 
         Entry withNext(Entry next) {
-            return next == this.next ? this : with(expiresAtNanos, aborted, next);
+            return next == this.next ? this : with(expiresAtNanos, expiresAtMillis, aborted, next);
         }
 
-        private Entry with(long expiresAtNanos, boolean aborted, Entry next) {
-            return new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos, fencingToken, aborted, mode,
-                    next);
+        private Entry with(long expiresAtNanos, long expiresAtMillis, boolean aborted, Entry next) {
+            return new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos, expiresAtMillis, fencingToken,
+                    aborted, mode, next);
         }
     }
 
@@ -97,15 +93,8 @@ public final class InMemoryLockStore implements LockStore {
      * token of every acquisition granted before it.
      */
     private static final class Holders {
-        private static final VarHandle CHAIN;
-
-        static {
-            try {
-                CHAIN = MethodHandles.lookup().findVarHandle(Holders.class, "chain", Entry.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
+        private static final AtomicReferenceFieldUpdater<Holders, Entry> CHAIN =
+                AtomicReferenceFieldUpdater.newUpdater(Holders.class, Entry.class, "chain");
 
         private volatile Entry chain;
 
@@ -123,7 +112,7 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     /** The chain of a key none holds any more; its {@link Holders} is being taken out of the map. */
-    private static final Entry GONE = new Entry(null, null, null, 0, 0, 0, false, (byte) 0, null);
+    private static final Entry GONE = new Entry(null, null, null, 0, 0, 0, 0, false, (byte) 0, null);
 
     /** The live holders of {@code chain}, with {@code change} applied to each; {@code null} if none is left. */
     private static Entry rebuild(Entry chain, long nowNanos, UnaryOperator<Entry> change) {
@@ -196,16 +185,16 @@ public final class InMemoryLockStore implements LockStore {
             for (Entry e = live; e != null; e = e.next()) {
                 // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
                 if (e.handle().equals(handle)) {
-                    return AcquireResult.acquired(e.record(now, lockTime));
+                    return AcquireResult.acquired(e.record());
                 }
                 if (e.lockMode().conflictsWith(mode)) {
-                    return AcquireResult.heldBy(e.record(now, lockTime));
+                    return AcquireResult.heldBy(e.record());
                 }
             }
             Entry mine = new Entry(handle, request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
-                    fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
+                    lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
             if (holders.replace(chain, mine)) {
-                return AcquireResult.acquired(mine.record(now, lockTime));
+                return AcquireResult.acquired(mine.record());
             }
         }
     }
@@ -235,8 +224,11 @@ public final class InMemoryLockStore implements LockStore {
      */
     private Entry update(LockKey key, LockHandle handle, UnaryOperator<Entry> change) {
         Holders holders = records.get(key);
+        if (holders == null) {
+            return null;
+        }
         long now = time.nanoTime();
-        while (holders != null) {
+        while (true) {
             Entry chain = holders.chain();
             Entry own = chain == GONE ? null : find(chain, handle, now);
             if (own == null) {
@@ -250,7 +242,6 @@ public final class InMemoryLockStore implements LockStore {
                 return own;
             }
         }
-        return null;
     }
 
     @Override
@@ -258,7 +249,9 @@ public final class InMemoryLockStore implements LockStore {
         Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
         for (LockHandle handle : handles) {
             long until = time.nanoTime() + lease.toNanos();
-            Entry own = update(handle.key(), handle, e -> e.handle().equals(handle) ? e.renewedUntil(until) : e);
+            long untilMillis = time.now().plus(lease).toEpochMilli();
+            Entry own = update(handle.key(), handle,
+                    e -> e.handle().equals(handle) ? e.renewedUntil(until, untilMillis) : e);
             answers.put(handle, own != null ? stateOf(own) : HoldState.LOST);
         }
         return answers;
@@ -286,21 +279,19 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public Optional<LockRecord> read(LockKey key) {
-        long now = time.nanoTime();
-        Entry live = rebuild(chainOf(key), now, UnaryOperator.identity());
-        return live != null ? Optional.of(live.record(now, time.now().toEpochMilli())) : Optional.empty();
+        Entry live = rebuild(chainOf(key), time.nanoTime(), UnaryOperator.identity());
+        return live != null ? Optional.of(live.record()) : Optional.empty();
     }
 
     @Override
     public List<LockRecord> list() {
         long now = time.nanoTime();
-        long nowMillis = time.now().toEpochMilli();
         purgeIdleRecords();
         List<LockRecord> live = new ArrayList<>(records.size());
         for (LockKey key : records.keySet()) {
             for (Entry e = chainOf(key); e != null; e = e.next()) {
                 if (e.isLive(now)) {
-                    live.add(e.record(now, nowMillis));
+                    live.add(e.record());
                 }
             }
         }
@@ -310,8 +301,11 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public boolean markAbort(LockKey key) {
         Holders holders = records.get(key);
+        if (holders == null) {
+            return false;
+        }
         long now = time.nanoTime();
-        while (holders != null) {
+        while (true) {
             Entry chain = holders.chain();
             Entry next = chain == null || chain == GONE ? null : successor(chain, now, Entry::abortMarked);
             if (next == null) {
@@ -321,7 +315,6 @@ public final class InMemoryLockStore implements LockStore {
                 return true;
             }
         }
-        return false;
     }
 
     /** Removes expired records; released ones are removed at once. Tokens come from one counter for all keys. */
