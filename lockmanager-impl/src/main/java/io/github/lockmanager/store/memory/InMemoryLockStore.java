@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -144,9 +145,10 @@ public final class InMemoryLockStore implements LockStore {
         return next;
     }
 
-    private static Entry find(Entry chain, LockHandle handle, long nowNanos) {
+    /** The first live holder in {@code chain} that {@code wanted} accepts, or {@code null}. */
+    private static Entry first(Entry chain, Predicate<Entry> wanted, long nowNanos) {
         for (Entry e = chain; e != null; e = e.next()) {
-            if (e.isLive(nowNanos) && e.handle().equals(handle)) {
+            if (e.isLive(nowNanos) && wanted.test(e)) {
                 return e;
             }
         }
@@ -218,11 +220,11 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     /**
-     * Replaces the live holders of {@code key} by {@code change} applied to each, as long as {@code handle} is among
-     * them: its entry, as it was before, or {@code null} if it is not (then nothing changed). A key left without
-     * holders is {@link #GONE} and leaves the map.
+     * Replaces the live holders of {@code key} by {@code change} applied to each, as long as one of them is
+     * {@code concerned}: the first such holder, as it was before, or {@code null} if there is none (then nothing
+     * changed). A key left without holders is {@link #GONE} and leaves the map.
      */
-    private Entry update(LockKey key, LockHandle handle, UnaryOperator<Entry> change) {
+    private Entry update(LockKey key, Predicate<Entry> concerned, UnaryOperator<Entry> change) {
         Holders holders = records.get(key);
         if (holders == null) {
             return null;
@@ -230,8 +232,8 @@ public final class InMemoryLockStore implements LockStore {
         long now = time.nanoTime();
         while (true) {
             Entry chain = holders.chain();
-            Entry own = chain == GONE ? null : find(chain, handle, now);
-            if (own == null) {
+            Entry concernedHolder = chain == GONE ? null : first(chain, concerned, now);
+            if (concernedHolder == null) {
                 return null;
             }
             Entry next = successor(chain, now, change);
@@ -239,7 +241,7 @@ public final class InMemoryLockStore implements LockStore {
                 if (next == null) {
                     records.remove(key, holders);
                 }
-                return own;
+                return concernedHolder;
             }
         }
     }
@@ -250,9 +252,9 @@ public final class InMemoryLockStore implements LockStore {
         for (LockHandle handle : handles) {
             long until = time.nanoTime() + lease.toNanos();
             long untilMillis = time.now().plus(lease).toEpochMilli();
-            Entry own = update(handle.key(), handle,
-                    e -> e.handle().equals(handle) ? e.renewedUntil(until, untilMillis) : e);
-            answers.put(handle, own != null ? stateOf(own) : HoldState.LOST);
+            Predicate<Entry> own = holding(handle);
+            Entry renewed = update(handle.key(), own, e -> own.test(e) ? e.renewedUntil(until, untilMillis) : e);
+            answers.put(handle, renewed != null ? stateOf(renewed) : HoldState.LOST);
         }
         return answers;
     }
@@ -262,7 +264,7 @@ public final class InMemoryLockStore implements LockStore {
         Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
         long now = time.nanoTime();
         for (LockHandle handle : handles) {
-            Entry own = find(chainOf(handle.key()), handle, now);
+            Entry own = first(chainOf(handle.key()), holding(handle), now);
             answers.put(handle, own != null ? stateOf(own) : HoldState.LOST);
         }
         return answers;
@@ -274,7 +276,12 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
-        return update(handle.key(), handle, e -> e.handle().equals(handle) ? null : e) != null;
+        Predicate<Entry> own = holding(handle);
+        return update(handle.key(), own, e -> own.test(e) ? null : e) != null;
+    }
+
+    private static Predicate<Entry> holding(LockHandle handle) {
+        return e -> e.handle().equals(handle);
     }
 
     @Override
@@ -300,21 +307,7 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean markAbort(LockKey key) {
-        Holders holders = records.get(key);
-        if (holders == null) {
-            return false;
-        }
-        long now = time.nanoTime();
-        while (true) {
-            Entry chain = holders.chain();
-            Entry next = chain == null || chain == GONE ? null : successor(chain, now, Entry::abortMarked);
-            if (next == null) {
-                return false;
-            }
-            if (holders.replace(chain, next)) {
-                return true;
-            }
-        }
+        return update(key, e -> true, Entry::abortMarked) != null;
     }
 
     /** Removes expired records; released ones are removed at once. Tokens come from one counter for all keys. */
