@@ -130,12 +130,12 @@ final class HBaseSubject implements Subject {
         parts.put("the owner Put and a details Put in a RowMutations", (key, owner) -> {
             byte[] row = Bytes.toBytes("parts3#" + key);
             byte[] value = Bytes.toBytes(owner);
-            takeThenFree(row, value, ifFree(row).build(ownerAndDetails(row, value, 2)));
+            takeThenFree(row, value, ifFree(row).build(ownerAndDetails(row, value)));
         });
         parts.put("that RowMutations with the counter's Increment (the store's acquire)", (key, owner) -> {
             byte[] row = Bytes.toBytes("parts4#" + key);
             byte[] value = Bytes.toBytes(owner);
-            RowMutations all = ownerAndDetails(row, value, 3);
+            RowMutations all = ownerAndDetails(row, value);
             all.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
             takeThenFree(row, value, ifFree(row).build(all));
         });
@@ -161,8 +161,8 @@ final class HBaseSubject implements Subject {
         return CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, new byte[0]);
     }
 
-    private static RowMutations ownerAndDetails(byte[] row, byte[] owner, int size) throws IOException {
-        RowMutations mutations = new RowMutations(row, size);
+    private static RowMutations ownerAndDetails(byte[] row, byte[] owner) throws IOException {
+        RowMutations mutations = new RowMutations(row);
         mutations.add(new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(LEASE_MILLIS));
         mutations.add(new Put(row).addColumn(FAMILY, META, DETAILS));
         return mutations;
