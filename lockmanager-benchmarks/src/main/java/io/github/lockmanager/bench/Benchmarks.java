@@ -159,7 +159,7 @@ public final class Benchmarks {
                 + "against the wait interval the waiter was given.\n"
                 + "5. Eight threads, each on its own key: manager lock+unlock against the raw cycle, 3 s each, in halves "
                 + "ordered ours, raw, raw, ours after a warm-up of each, so that a drift during the run weighs on both "
-                + "(figure 10 and figure 9's throughput are run the same way).\n"
+                + "(figures 10 and 10b and figure 9's throughput are run the same way).\n"
                 + "6. Heap after full GCs, before and after taking the locks (keys allocated beforehand), against a "
                 + "`ConcurrentHashMap` holding the same keys.\n"
                 + "7. Locks created directly in the store by 8 threads (10,000 on HBase, where creating 100,000 one by one "

@@ -20,10 +20,10 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.VersionInfo;
 
 import java.io.IOException;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An HBase mini cluster started for the run. The raw baseline is a check-and-mutate put if absent plus a
@@ -43,7 +43,7 @@ final class HBaseSubject implements Subject {
     private final HBaseTestingUtility cluster = new HBaseTestingUtility();
     private final HBaseLockStore store;
     private final Table table;
-    private final Set<String> sharedRows = new HashSet<>();
+    private final Set<String> sharedRows = ConcurrentHashMap.newKeySet();
 
     HBaseSubject() throws Exception {
         cluster.startMiniCluster();

@@ -43,6 +43,11 @@ final class Report {
         return nanos < 1_000 ? nanos(nanos) : String.format(Locale.ROOT, "%.1f µs", nanos / 1_000);
     }
 
+    /** A rate of operations per second. */
+    static String perSecond(double rate) {
+        return String.format(Locale.ROOT, "%.0f ops/s", rate);
+    }
+
     static String nanos(double nanos) {
         return String.format(Locale.ROOT, "%.1f ns", nanos);
     }

@@ -87,8 +87,8 @@ final class PeerBench {
                     t -> cycle(ours, oursKeys[t]), t -> cycle(peer, peerKeys[t]));
             double oursRate = rates[0];
             double peerRate = rates[1];
-            report.add(figure + "throughput, 8 threads", store, String.format(Locale.ROOT, "%.0f ops/s", oursRate),
-                    String.format(Locale.ROOT, "%.0f ops/s", peerRate), oursRate / peerRate,
+            report.add(figure + "throughput, 8 threads", store, Report.perSecond(oursRate),
+                    Report.perSecond(peerRate), oursRate / peerRate,
                     "distinct keys, each lock+unlock on one thread; above 1 is faster");
 
             double oursHandoff = handoff(ours, oursB, "h-ours-" + run);
