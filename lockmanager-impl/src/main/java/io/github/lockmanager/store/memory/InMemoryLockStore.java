@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
@@ -37,6 +39,11 @@ public final class InMemoryLockStore implements LockStore {
     private final TimeSource time;
     private final Map<LockKey, Holders> records = new ConcurrentHashMap<>();
     private final AtomicLong fencingTokens = new AtomicLong();
+    /** The keys that became idle lately, each at a random place; see {@link Idle}. */
+    private final AtomicReferenceArray<Idle> recentlyIdle = new AtomicReferenceArray<>(KEPT_IDLE);
+
+    /** How many keys whose last holder left keep their place in the map at most, for whoever takes them next. */
+    static final int KEPT_IDLE = 1024;
 
     private static final LockMode[] MODES = LockMode.values();
 
@@ -86,34 +93,57 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     /**
-     * The holders of one key: a chain replaced by compare-and-set, so that holders of one key in modes that share it
-     * never wait for each other's turn on a lock (taking turns for the map's lock of the key, 8 readers of one key
-     * ran at about half the rate of 8 writers of distinct keys). Every chain a key has is a new object, and a key
-     * whose last holder left is {@link #GONE} for good and leaves the map, so that a chain read before a
-     * compare-and-set is the key's state until it succeeds: a fencing token taken between the two is above the
-     * token of every acquisition granted before it.
+     * The holders of one key: its state replaced by compare-and-set, so that holders of one key in modes that share
+     * it never wait for each other's turn on a lock (taking turns for the map's lock of the key, 8 readers of one key
+     * ran at about half the rate of 8 writers of distinct keys). The state is a chain of {@link Entry}s while the key
+     * is held, an {@link Idle} when its last holder left, {@link #GONE} for good when it leaves the map (a new holders
+     * object comes next), and {@code null} only before its first holder. Every state a key has is a new object, so
+     * that a state read before a compare-and-set is the key's state until it succeeds: a fencing token taken between
+     * the two is above the token of every acquisition granted before it.
      */
     private static final class Holders {
-        private static final AtomicReferenceFieldUpdater<Holders, Entry> CHAIN =
-                AtomicReferenceFieldUpdater.newUpdater(Holders.class, Entry.class, "chain");
+        private static final AtomicReferenceFieldUpdater<Holders, Object> STATE =
+                AtomicReferenceFieldUpdater.newUpdater(Holders.class, Object.class, "state");
 
-        private volatile Entry chain;
+        private volatile Object state;
 
-        Holders(Entry chain) {
-            this.chain = chain;
+        Object state() {
+            return state;
         }
 
+        /** The chain of holders, live or not; {@code null} if the key has none. */
         Entry chain() {
-            return chain;
+            return chainIn(state);
         }
 
-        boolean replace(Entry expected, Entry next) {
-            return CHAIN.compareAndSet(this, expected, next);
+        static Entry chainIn(Object state) {
+            return state instanceof Entry chain ? chain : null;
+        }
+
+        boolean replace(Object expected, Object next) {
+            return STATE.compareAndSet(this, expected, next);
         }
     }
 
-    /** The chain of a key none holds any more; its {@link Holders} is being taken out of the map. */
-    private static final Entry GONE = new Entry(null, null, null, 0, 0, 0, 0, false, (byte) 0, null);
+    /**
+     * The state of a key whose last holder left, a new one each time. The key keeps its place in the map while the
+     * idle state stands at its random place among the {@link #KEPT_IDLE} recently idle: a key taken again and again
+     * then costs no map writes (a removal and an insertion per cycle, which 8 threads on one key also took turns
+     * for), and the keys kept idle stay few whatever the number of keys ever locked. The one it replaces there
+     * leaves the map if it is still idle.
+     */
+    private static final class Idle {
+        private final LockKey key;
+        private final Holders holders;
+
+        Idle(LockKey key, Holders holders) {
+            this.key = key;
+            this.holders = holders;
+        }
+    }
+
+    /** The state of a key that is leaving the map for good. */
+    private static final Object GONE = new Object();
 
     /** The live holders of {@code chain}, with {@code change} applied to each; {@code null} if none is left. */
     private static Entry rebuild(Entry chain, long nowNanos, UnaryOperator<Entry> change) {
@@ -178,11 +208,12 @@ public final class InMemoryLockStore implements LockStore {
         LockHandle handle = request.handle();
         while (true) {
             Holders holders = holdersOf(request.key());
-            Entry chain = holders.chain();
-            if (chain == GONE) {
+            Object state = holders.state();
+            if (state == GONE) {
                 records.remove(request.key(), holders);
                 continue;
             }
+            Entry chain = Holders.chainIn(state);
             Entry live = chain == null ? null : successor(chain, now, UnaryOperator.identity());
             for (Entry e = live; e != null; e = e.next()) {
                 // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
@@ -195,7 +226,7 @@ public final class InMemoryLockStore implements LockStore {
             }
             Entry mine = new Entry(handle, request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
                     lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
-            if (holders.replace(chain, mine)) {
+            if (holders.replace(state, mine)) {
                 return AcquireResult.acquired(mine.record());
             }
         }
@@ -207,7 +238,7 @@ public final class InMemoryLockStore implements LockStore {
         if (holders != null) {
             return holders;
         }
-        Holders fresh = new Holders(null);
+        Holders fresh = new Holders();
         Holders raced = records.putIfAbsent(key, fresh);
         return raced != null ? raced : fresh;
     }
@@ -215,14 +246,13 @@ public final class InMemoryLockStore implements LockStore {
     /** The chain of {@code key}'s holders, live or not; {@code null} if it has none. */
     private Entry chainOf(LockKey key) {
         Holders holders = records.get(key);
-        Entry chain = holders == null ? null : holders.chain();
-        return chain == GONE ? null : chain;
+        return holders == null ? null : holders.chain();
     }
 
     /**
      * Replaces the live holders of {@code key} by {@code change} applied to each, as long as one of them is
      * {@code concerned}: the first such holder, as it was before, or {@code null} if there is none (then nothing
-     * changed). A key left without holders is {@link #GONE} and leaves the map.
+     * changed). A key left without holders becomes {@link Idle}.
      */
     private Entry update(LockKey key, Predicate<Entry> concerned, UnaryOperator<Entry> change) {
         Holders holders = records.get(key);
@@ -232,18 +262,32 @@ public final class InMemoryLockStore implements LockStore {
         long now = time.nanoTime();
         while (true) {
             Entry chain = holders.chain();
-            Entry concernedHolder = chain == GONE ? null : first(chain, concerned, now);
+            Entry concernedHolder = first(chain, concerned, now);
             if (concernedHolder == null) {
                 return null;
             }
             Entry next = successor(chain, now, change);
-            if (holders.replace(chain, next == null ? GONE : next)) {
-                if (next == null) {
-                    records.remove(key, holders);
+            Object nextState = next != null ? next : new Idle(key, holders);
+            if (holders.replace(chain, nextState)) {
+                if (nextState instanceof Idle idle) {
+                    keepIdle(idle);
                 }
                 return concernedHolder;
             }
         }
+    }
+
+    /** Puts {@code idle} among the recently idle, and the key whose idle state it replaces there out of the map. */
+    private void keepIdle(Idle idle) {
+        Idle replaced = recentlyIdle.getAndSet(ThreadLocalRandom.current().nextInt(KEPT_IDLE), idle);
+        if (replaced != null && replaced.holders.state() == replaced) {
+            takeOut(replaced.key, replaced.holders, replaced);
+        }
+    }
+
+    /** Takes a key whose state is {@code idle} out of the map; {@code false} if its state changed meanwhile. */
+    private boolean takeOut(LockKey key, Holders holders, Object idle) {
+        return holders.replace(idle, GONE) && records.remove(key, holders);
     }
 
     @Override
@@ -310,18 +354,23 @@ public final class InMemoryLockStore implements LockStore {
         return update(key, e -> true, Entry::abortMarked) != null;
     }
 
-    /** Removes expired records; released ones are removed at once. Tokens come from one counter for all keys. */
+    /**
+     * Removes the keys without live holders: those whose holders expired, and those released lately and kept for
+     * whoever takes them next (at most {@link #KEPT_IDLE}; older ones leave at once). Tokens come from one counter for
+     * all keys.
+     */
     @Override
     public int purgeIdleRecords() {
         long now = time.nanoTime();
         int purged = 0;
         for (Map.Entry<LockKey, Holders> record : records.entrySet()) {
             Holders holders = record.getValue();
-            Entry chain = holders.chain();
+            Object state = holders.state();
+            Entry chain = Holders.chainIn(state);
             // a key whose holders object is new and empty is about to get its first holder: it stays
-            boolean idle = chain == GONE || chain != null && rebuild(chain, now, UnaryOperator.identity()) == null
-                    && holders.replace(chain, GONE);
-            if (idle && records.remove(record.getKey(), holders)) {
+            boolean idle = state instanceof Idle || chain != null && rebuild(chain, now, UnaryOperator.identity()) == null;
+            if (state == GONE ? records.remove(record.getKey(), holders)
+                    : idle && takeOut(record.getKey(), holders, state)) {
                 purged++;
             }
         }
