@@ -8,6 +8,14 @@ import io.github.lockmanager.spi.LockRequest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,14 +27,18 @@ class InMemoryIdleKeysTest {
     private static final Duration LEASE = Duration.ofMinutes(1);
 
     private final InMemoryLockStore store = new InMemoryLockStore();
-    private long serial;
+    private final AtomicLong serial = new AtomicLong();
 
     private LockHandle handle(String key) {
-        return LockHandle.of(LockKey.dc("farm", "client", key), "owner:", ++serial);
+        return LockHandle.of(LockKey.dc("farm", "client", key), "owner:", serial.incrementAndGet());
     }
 
     private AcquireResult acquire(LockHandle handle) {
-        return store.acquire(new LockRequest(handle, "node", "thread", LockMode.EXCLUSIVE), LEASE);
+        return acquire(handle, LockMode.EXCLUSIVE);
+    }
+
+    private AcquireResult acquire(LockHandle handle, LockMode mode) {
+        return store.acquire(new LockRequest(handle, "node", "thread", mode), LEASE);
     }
 
     private void takeAndRelease(String key) {
@@ -76,5 +88,71 @@ class InMemoryIdleKeysTest {
         assertThat(third.record().fencingToken()).isEqualTo(secondToken);
         assertThat(store.release(second)).isTrue();
         assertThat(acquire(handle("job")).record().fencingToken()).isGreaterThan(secondToken);
+    }
+
+    /**
+     * Threads take a few hot keys shared and exclusively while others churn through cold keys, so that the hot keys
+     * go idle, are taken again, and have their idle states pushed out meanwhile: conflicting holders must never
+     * overlap, and each grant's token must be above every earlier conflicting grant's.
+     */
+    @Test
+    void hotKeysStayExclusiveAndTheirTokensRiseWhileIdleKeysArePushedOut() throws Exception {
+        String[] hot = {"hot-0", "hot-1", "hot-2"};
+        AtomicInteger[] writers = new AtomicInteger[hot.length];
+        AtomicInteger[] readers = new AtomicInteger[hot.length];
+        AtomicLong[] highestToken = new AtomicLong[hot.length];
+        AtomicLong[] highestWriterToken = new AtomicLong[hot.length];
+        for (int k = 0; k < hot.length; k++) {
+            writers[k] = new AtomicInteger();
+            readers[k] = new AtomicInteger();
+            highestToken[k] = new AtomicLong();
+            highestWriterToken[k] = new AtomicLong();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            boolean churner = t >= 4;
+            String cold = "cold-" + t + "-";
+            done.add(pool.submit(() -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int i = 0; i < 50_000; i++) {
+                    if (churner) {
+                        takeAndRelease(cold + random.nextInt(2 * InMemoryLockStore.KEPT_IDLE));
+                        continue;
+                    }
+                    int k = random.nextInt(hot.length);
+                    boolean exclusive = random.nextBoolean();
+                    LockHandle handle = handle(hot[k]);
+                    AcquireResult result = acquire(handle, exclusive ? LockMode.EXCLUSIVE : LockMode.SHARED);
+                    if (!result.isAcquired()) {
+                        continue;
+                    }
+                    long token = result.record().fencingToken();
+                    if (exclusive) {
+                        assertThat(writers[k].incrementAndGet()).as("writers of %s", hot[k]).isOne();
+                        assertThat(readers[k].get()).as("readers of %s beside a writer", hot[k]).isZero();
+                        assertThat(token).as("writer's token on %s", hot[k]).isGreaterThan(highestToken[k].get());
+                        highestWriterToken[k].accumulateAndGet(token, Math::max);
+                    } else {
+                        readers[k].incrementAndGet();
+                        assertThat(writers[k].get()).as("writers of %s beside a reader", hot[k]).isZero();
+                        assertThat(token).as("reader's token on %s", hot[k])
+                                .isGreaterThan(highestWriterToken[k].get());
+                    }
+                    highestToken[k].accumulateAndGet(token, Math::max);
+                    (exclusive ? writers[k] : readers[k]).decrementAndGet();
+                    assertThat(store.release(handle)).as("released %s", hot[k]).isTrue();
+                }
+                return null;
+            }));
+        }
+        try {
+            for (Future<?> thread : done) {
+                thread.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(store.list()).isEmpty();
     }
 }
