@@ -399,6 +399,7 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public String toString() {
-        return "InMemoryLockStore[" + records.size() + " records]";
+        // held keys and those kept idle for their next taker: counting live holders would read every chain
+        return "InMemoryLockStore[" + records.size() + " keys]";
     }
 }
