@@ -338,16 +338,16 @@ final class StoreBench {
         try (LockManager manager = manager(subject.store(), "readers", client("readers"), Duration.ofMinutes(3))) {
             double[] rates = Throughput.sideBySide(settings.throughputTime(), t -> manager.lockShared("report").close(),
                     t -> manager.lock("w-" + t).close());
-            report.add("10. 8 readers on one key", subject.name(), Report.perSecond(rates[0]), Report.perSecond(rates[1]),
-                    rates[0] / rates[1],
+            report.add("10. 8 readers on one key", subject.name(), Report.perSecond(rates[0]),
+                    Report.perSecond(rates[1]), rates[0] / rates[1],
                     "lockShared+close of one key by 8 threads; baseline: lock+close of 8 distinct keys (must be >= 0.8)");
         }
         String rawKey = "readers-" + run;
         double[] raw = Throughput.sideBySide(settings.throughputTime(),
                 t -> subject.rawSharedCycle(rawKey, "raw-reader-" + run + "-" + t),
                 t -> subject.rawCycle(rawKey + "-w-" + t, "raw-writer-" + run));
-        report.add("10b. 8 raw readers on one key", subject.name(), Report.perSecond(raw[0]), Report.perSecond(raw[1]),
-                raw[0] / raw[1], "the store's own floor for figure 10: " + subject.rawSharedCycleDescription()
+        report.add("10b. 8 raw readers on one key", subject.name(), Report.perSecond(raw[0]),
+                Report.perSecond(raw[1]), raw[0] / raw[1], "the store's own floor for figure 10: " + subject.rawSharedCycleDescription()
                         + ", one key by 8 threads; baseline: " + subject.rawCycleDescription() + ", 8 distinct keys");
     }
 

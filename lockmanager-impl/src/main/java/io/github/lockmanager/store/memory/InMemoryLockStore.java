@@ -368,7 +368,8 @@ public final class InMemoryLockStore implements LockStore {
             Object state = holders.state();
             Entry chain = Holders.chainIn(state);
             // a key whose holders object is new and empty is about to get its first holder: it stays
-            boolean idle = state instanceof Idle || chain != null && rebuild(chain, now, UnaryOperator.identity()) == null;
+            boolean idle = state instanceof Idle
+                    || chain != null && rebuild(chain, now, UnaryOperator.identity()) == null;
             if (state == GONE ? records.remove(record.getKey(), holders)
                     : idle && takeOut(record.getKey(), holders, state)) {
                 purged++;
