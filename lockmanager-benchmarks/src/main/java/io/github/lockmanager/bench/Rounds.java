@@ -1,11 +1,12 @@
 package io.github.lockmanager.bench;
 
 /**
- * Cycles measured side by side: each warmed up as often as it is measured, then timed in 5 alternating rounds, so
- * that load on the machine falls on every side alike.
+ * Cycles measured side by side: each warmed up as often as it is measured, then timed in 20 alternating rounds of a
+ * twentieth of the cycles each, so that load on the machine, and its slow and fast phases (seconds long on ours),
+ * fall on every side alike.
  */
 final class Rounds {
-    private static final int ROUNDS = 5;
+    static final int ROUNDS = 20;
 
     /** One unit of measured work. */
     @FunctionalInterface
@@ -19,6 +20,11 @@ final class Rounds {
     /** How many times {@link #alternate} runs each cycle while timing it. */
     static int measured(Settings settings) {
         return ROUNDS * perRound(settings);
+    }
+
+    /** How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of store calls. */
+    static int runs(Settings settings) {
+        return settings.cycles() + measured(settings);
     }
 
     /** The total time of each cycle's measured runs, in the order given. */

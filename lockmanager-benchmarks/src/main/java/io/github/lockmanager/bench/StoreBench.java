@@ -71,7 +71,6 @@ final class StoreBench {
     private void cycle() throws Exception {
         CountingLockStore counted = new CountingLockStore(subject.store());
         try (LockManager manager = manager(counted, "cycle", client("cycle"), Duration.ofMinutes(3))) {
-            int n = Math.max(1, settings.cycles() / 5);
             // keys and owners built once: the loops measure lock cycles, not string building
             String rawKey = "cycle-" + run;
             String rawOwner = "raw-owner-" + run;
@@ -79,100 +78,55 @@ final class StoreBench {
             LockStore store = subject.store();
             LockHandle spiHandle = new LockHandle(LockKey.dc("default", client("spi"), "cycle"), "spi-owner-" + run);
             LockRequest spiRequest = new LockRequest(spiHandle, "spi", "spi");
-            // warm-up as long as the measurement, so that every side runs compiled code when timed
-            int warmUp = settings.cycles();
-            for (int i = 0; i < warmUp; i++) {
-                manager.lock("cycle").close();
-                subject.rawCycle(rawKey, rawOwner);
-                store.acquire(spiRequest, LONG_LEASE);
-                store.release(spiHandle);
-            }
+            List<Rounds.Cycle> cycles = new ArrayList<>(List.of(() -> manager.lock("cycle").close(),
+                    () -> subject.rawCycle(rawKey, rawOwner), () -> {
+                        store.acquire(spiRequest, LONG_LEASE);
+                        store.release(spiHandle);
+                    }));
             boolean peer = subject.peerCycleDescription() != null;
             if (peer) {
-                for (int i = 0; i < warmUp; i++) {
-                    subject.peerCycle(rawKey, rawOwner);
-                }
+                cycles.add(() -> subject.peerCycle(rawKey, rawOwner));
             }
             long calls = counted.totalCalls();
-            long ours = 0;
-            long raw = 0;
-            long peers = 0;
-            long spi = 0;
-            for (int round = 0; round < 5; round++) {
-                long start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    manager.lock("cycle").close();
-                }
-                ours += System.nanoTime() - start;
-                start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    subject.rawCycle(rawKey, rawOwner);
-                }
-                raw += System.nanoTime() - start;
-                start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    store.acquire(spiRequest, LONG_LEASE);
-                    store.release(spiHandle);
-                }
-                spi += System.nanoTime() - start;
-                if (peer) {
-                    start = System.nanoTime();
-                    for (int i = 0; i < n; i++) {
-                        subject.peerCycle(rawKey, rawOwner);
-                    }
-                    peers += System.nanoTime() - start;
-                }
-            }
-            double perCycle = (double) (counted.totalCalls() - calls) / (5.0 * n);
-            report.add("2. uncontended lock+unlock", subject.name(), Report.micros(ours / (5.0 * n)),
-                    Report.micros(raw / (5.0 * n)), (double) ours / raw, String.format(Locale.ROOT,
+            long[] nanos = Rounds.alternate(settings, cycles.toArray(Rounds.Cycle[]::new));
+            long ours = nanos[0];
+            long raw = nanos[1];
+            long spi = nanos[2];
+            double count = Rounds.measured(settings);
+            double perCycle = (double) (counted.totalCalls() - calls) / Rounds.runs(settings);
+            report.add("2. uncontended lock+unlock", subject.name(), Report.micros(ours / count),
+                    Report.micros(raw / count), (double) ours / raw, String.format(Locale.ROOT,
                             "store calls per cycle: %.2f (target 2); baseline: %s", perCycle,
                             subject.rawCycleDescription()));
-            report.add("2b. the same cycle's store calls, no manager", subject.name(), Report.micros(spi / (5.0 * n)),
-                    Report.micros(raw / (5.0 * n)), (double) spi / raw, String.format(Locale.ROOT,
+            report.add("2b. the same cycle's store calls, no manager", subject.name(), Report.micros(spi / count),
+                    Report.micros(raw / count), (double) spi / raw, String.format(Locale.ROOT,
                             "acquire + release through the SPI, same rounds as row 2; the manager's own share: row 2 "
                                     + "/ this = %.2f", (double) ours / spi));
             if (peer) {
-                report.add("2. uncontended lock+unlock, against a peer", subject.name(), Report.micros(ours / (5.0 * n)),
-                        Report.micros(peers / (5.0 * n)), (double) ours / peers, "baseline: "
+                report.add("2. uncontended lock+unlock, against a peer", subject.name(), Report.micros(ours / count),
+                        Report.micros(nanos[3] / count), (double) ours / nanos[3], "baseline: "
                                 + subject.peerCycleDescription() + "; same rounds as the row above");
             }
         }
     }
 
-    /**
-     * Figure 2c: the raw cycles of {@link Subject#acquireParts()}, alternated in blocks of a tenth of figure 2's
-     * cycles for 20 rounds after one round of warm-up, each against the first.
-     */
+    /** Figure 2c: the raw cycles of {@link Subject#acquireParts()}, alternated as in figure 2, each against the first. */
     private void acquireParts() throws Exception {
         Map<String, Subject.RawCycle> parts = subject.acquireParts();
         if (parts.isEmpty()) {
             return;
         }
-        List<Subject.RawCycle> cycles = List.copyOf(parts.values());
         List<String> names = List.copyOf(parts.keySet());
-        long[] nanos = new long[cycles.size()];
-        int n = Math.max(1, settings.cycles() / 10);
-        int rounds = 20;
         String key = "parts-" + run;
         String owner = "parts-owner-" + run;
-        for (int round = -1; round < rounds; round++) {
-            for (int part = 0; part < cycles.size(); part++) {
-                long start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    cycles.get(part).run(key, owner);
-                }
-                if (round >= 0) {
-                    nanos[part] += System.nanoTime() - start;
-                }
-            }
-        }
-        double count = (double) rounds * n;
-        for (int part = 1; part < cycles.size(); part++) {
+        long[] nanos = Rounds.alternate(settings, parts.values().stream()
+                .map(part -> (Rounds.Cycle) () -> part.run(key, owner)).toArray(Rounds.Cycle[]::new));
+        double count = Rounds.measured(settings);
+        for (int part = 1; part < names.size(); part++) {
             report.add("2c. acquire part by part", subject.name(), Report.micros(nanos[part] / count),
                     Report.micros(nanos[0] / count), (double) nanos[part] / nanos[0], names.get(part)
-                            + ", taken and freed; baseline: " + names.get(0) + ", taken and freed; blocks of " + n
-                            + " cycles alternated for " + rounds + " rounds");
+                            + ", taken and freed; baseline: " + names.get(0) + ", taken and freed; same rounds as "
+                            + "figure 2");
         }
     }
 
@@ -301,30 +255,15 @@ final class StoreBench {
         try (LockManager manager = manager(counted, "shared", client("shared"), Duration.ofMinutes(3))) {
             String rawKey = "shared-" + run;
             String rawOwner = "raw-reader-" + run;
-            for (int i = 0; i < settings.cycles(); i++) {
-                manager.lockShared("report").close();
-                subject.rawSharedCycle(rawKey, rawOwner);
-            }
-            int n = Math.max(1, settings.cycles() / 5);
             long calls = counted.totalCalls();
-            long ours = 0;
-            long raw = 0;
-            for (int round = 0; round < 5; round++) {
-                long start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    manager.lockShared("report").close();
-                }
-                ours += System.nanoTime() - start;
-                start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    subject.rawSharedCycle(rawKey, rawOwner);
-                }
-                raw += System.nanoTime() - start;
-            }
-            report.add("12. shared lock+unlock, uncontended", subject.name(), Report.micros((double) ours / (5 * n)),
-                    Report.micros((double) raw / (5 * n)), (double) ours / raw, String.format(Locale.ROOT,
+            long[] nanos = Rounds.alternate(settings, () -> manager.lockShared("report").close(),
+                    () -> subject.rawSharedCycle(rawKey, rawOwner));
+            double count = Rounds.measured(settings);
+            report.add("12. shared lock+unlock, uncontended", subject.name(), Report.micros(nanos[0] / count),
+                    Report.micros(nanos[1] / count), (double) nanos[0] / nanos[1], String.format(Locale.ROOT,
                             "lockShared+close of a key taken before: %.1f store calls per cycle; baseline: %s",
-                            (double) (counted.totalCalls() - calls) / (5 * n), subject.rawSharedCycleDescription()));
+                            (double) (counted.totalCalls() - calls) / Rounds.runs(settings),
+                            subject.rawSharedCycleDescription()));
         }
     }
 
@@ -347,7 +286,8 @@ final class StoreBench {
                 t -> subject.rawSharedCycle(rawKey, "raw-reader-" + run + "-" + t),
                 t -> subject.rawCycle(rawKey + "-w-" + t, "raw-writer-" + run));
         report.add("10b. 8 raw readers on one key", subject.name(), Report.perSecond(raw[0]),
-                Report.perSecond(raw[1]), raw[0] / raw[1], "the store's own floor for figure 10: " + subject.rawSharedCycleDescription()
+                Report.perSecond(raw[1]), raw[0] / raw[1],
+                "the store's own floor for figure 10: " + subject.rawSharedCycleDescription()
                         + ", one key by 8 threads; baseline: " + subject.rawCycleDescription() + ", 8 distinct keys");
     }
 

@@ -48,38 +48,21 @@ final class PeerBench {
         try (Contender ours = oursFactory.node("a"); Contender peer = peerFactory.node("a");
              Contender oursB = oursFactory.node("b"); Contender peerB = peerFactory.node("b")) {
             String figure = "9. vs " + peer.name() + ": ";
-            int n = Math.max(1, settings.cycles() / 5);
             String oursKey = "u-ours-" + run;
             String peerKey = "u-peer-" + run;
-            for (int i = 0; i < n; i++) {
-                cycle(ours, oursKey);
-                cycle(peer, peerKey);
-            }
             long oursTrips = ours.roundTrips();
             long peerTrips = peer.roundTrips();
-            long oursNanos = 0;
-            long peerNanos = 0;
-            for (int round = 0; round < 5; round++) {
-                long start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    cycle(ours, oursKey);
-                }
-                oursNanos += System.nanoTime() - start;
-                start = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    cycle(peer, peerKey);
-                }
-                peerNanos += System.nanoTime() - start;
-            }
-            double cycles = 5.0 * n;
+            long[] nanos = Rounds.alternate(settings, () -> cycle(ours, oursKey), () -> cycle(peer, peerKey));
+            double measured = Rounds.measured(settings);
+            double runs = Rounds.runs(settings);
             String trips = peer.roundTrips() < 0
                     ? String.format(Locale.ROOT, "round trips per cycle: ours %.2f; Redis commands not counted",
-                    (ours.roundTrips() - oursTrips) / cycles)
+                    (ours.roundTrips() - oursTrips) / runs)
                     : String.format(Locale.ROOT, "round trips per cycle (statements and commits counted on the "
-                    + "connection): ours %.2f, theirs %.2f", (ours.roundTrips() - oursTrips) / cycles,
-                    (peer.roundTrips() - peerTrips) / cycles);
-            report.add(figure + "uncontended lock+unlock", store, Report.micros(oursNanos / cycles),
-                    Report.micros(peerNanos / cycles), (double) oursNanos / peerNanos, trips);
+                    + "connection): ours %.2f, theirs %.2f", (ours.roundTrips() - oursTrips) / runs,
+                    (peer.roundTrips() - peerTrips) / runs);
+            report.add(figure + "uncontended lock+unlock", store, Report.micros(nanos[0] / measured),
+                    Report.micros(nanos[1] / measured), (double) nanos[0] / nanos[1], trips);
 
             String[] oursKeys = throughputKeys("ours");
             String[] peerKeys = throughputKeys("peer");
