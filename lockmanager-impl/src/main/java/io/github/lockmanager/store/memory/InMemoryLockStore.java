@@ -339,8 +339,8 @@ public final class InMemoryLockStore implements LockStore {
         long now = time.nanoTime();
         purgeIdleRecords();
         List<LockRecord> live = new ArrayList<>(records.size());
-        for (LockKey key : records.keySet()) {
-            for (Entry e = chainOf(key); e != null; e = e.next()) {
+        for (Holders holders : records.values()) {
+            for (Entry e = holders.chain(); e != null; e = e.next()) {
                 if (e.isLive(now)) {
                     live.add(e.record());
                 }
