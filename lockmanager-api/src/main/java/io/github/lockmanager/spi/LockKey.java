@@ -16,29 +16,40 @@ public final class LockKey {
     /** The separator between the parts of {@link #storageKey()}; farm and client ids may not contain it. */
     public static final char SEPARATOR = '#';
 
-    private final LockLevel level;
-    private final String farmId;
-    private final String clientId;
+    /**
+     * Level, farm and client, shared by every key a lock manager makes ({@link #withName}): a held lock keeps its
+     * key for as long as it is held, and the three fields in each key took 8 of its 32 bytes.
+     */
+    private final Scope scope;
     private final String name;
     /** Cached as {@link String} caches its hash: stores hash a key on every call. 0 until computed. */
     private int hash;
 
+    private record Scope(LockLevel level, String farmId, String clientId) {
+        /**
+         * The first part of {@link LockKey#hashCode()}: the level's ordinal, not its identity hash, so that a key
+         * hashes alike in every JVM.
+         */
+        @Override
+        public int hashCode() {
+            return (level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode();
+        }
+    }
+
     /** Takes parts already checked; every public way in checks them first. */
-    private LockKey(LockLevel level, String farmId, String clientId, String name) {
-        this.level = level;
-        this.farmId = farmId;
-        this.clientId = clientId;
+    private LockKey(Scope scope, String name) {
+        this.scope = scope;
         this.name = Require.notNull(name, "name");
     }
 
     /** A key of {@link LockLevel#DC}, scoped to {@code farmId}. */
     public static LockKey dc(String farmId, String clientId, String name) {
-        return new LockKey(LockLevel.DC, requireId("farmId", farmId), requireId("clientId", clientId), name);
+        return new LockKey(new Scope(LockLevel.DC, requireId("farmId", farmId), requireId("clientId", clientId)), name);
     }
 
     /** A key of {@link LockLevel#XDC}. */
     public static LockKey xdc(String clientId, String name) {
-        return new LockKey(LockLevel.XDC, null, requireId("clientId", clientId), name);
+        return new LockKey(new Scope(LockLevel.XDC, null, requireId("clientId", clientId)), name);
     }
 
     /** The key at {@code level}; {@code farmId} is used for {@link LockLevel#DC} only. */
@@ -52,7 +63,7 @@ public final class LockKey {
      * already, so a lock manager that makes every key of a node from one such key checks them only once.
      */
     public LockKey withName(String name) {
-        return new LockKey(level, farmId, clientId, name);
+        return new LockKey(scope, name);
     }
 
     /**
@@ -136,16 +147,16 @@ public final class LockKey {
     }
 
     public LockLevel level() {
-        return level;
+        return scope.level();
     }
 
     /** The farm id for {@link LockLevel#DC}, else {@code null}. */
     public String farmId() {
-        return farmId;
+        return scope.farmId();
     }
 
     public String clientId() {
-        return clientId;
+        return scope.clientId();
     }
 
     /** The caller's key. */
@@ -158,9 +169,9 @@ public final class LockKey {
      * as long as the lock, and a store that needs the string needs it only for its calls.
      */
     public String storageKey() {
-        return level == LockLevel.DC
-                ? "DC" + SEPARATOR + farmId + SEPARATOR + clientId + SEPARATOR + name
-                : "XDC" + SEPARATOR + clientId + SEPARATOR + name;
+        return scope.level() == LockLevel.DC
+                ? "DC" + SEPARATOR + scope.farmId() + SEPARATOR + scope.clientId() + SEPARATOR + name
+                : "XDC" + SEPARATOR + scope.clientId() + SEPARATOR + name;
     }
 
     /** Equal keys have equal storage keys, and the other way round (see the class comment). */
@@ -173,16 +184,14 @@ public final class LockKey {
             return false;
         }
         LockKey other = (LockKey) o;
-        return level == other.level && name.equals(other.name) && clientId.equals(other.clientId)
-                && Objects.equals(farmId, other.farmId);
+        return name.equals(other.name) && (scope == other.scope || scope.equals(other.scope));
     }
 
     @Override
     public int hashCode() {
         int h = hash;
         if (h == 0) {
-            // the level's ordinal, not its identity hash, so a key hashes alike in every JVM
-            h = ((level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode()) * 31 + name.hashCode();
+            h = scope.hashCode() * 31 + name.hashCode();
             hash = h;
         }
         return h;

@@ -47,4 +47,16 @@ class LockKeyTest {
         assertThatThrownBy(() -> dc.withName(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("name must not be null");
     }
+
+    @Test
+    void keysDifferingInLevelFarmClientOrNameAreDistinctAndHashAsBefore() {
+        LockKey key = LockKey.dc("farm", "client", "k");
+        assertThat(key).isNotEqualTo(LockKey.dc("farm2", "client", "k")).isNotEqualTo(LockKey.dc("farm", "client2", "k"))
+                .isNotEqualTo(LockKey.dc("farm", "client", "k2")).isNotEqualTo(LockKey.xdc("client", "k"));
+        // from the level's ordinal, not its identity hash: a key hashes alike in every JVM
+        int farmAndClient = (LockLevel.DC.ordinal() * 31 + "farm".hashCode()) * 31 + "client".hashCode();
+        assertThat(key.hashCode()).isEqualTo(farmAndClient * 31 + "k".hashCode());
+        assertThat(LockKey.xdc("client", "k").hashCode())
+                .isEqualTo(((LockLevel.XDC.ordinal() * 31) * 31 + "client".hashCode()) * 31 + "k".hashCode());
+    }
 }

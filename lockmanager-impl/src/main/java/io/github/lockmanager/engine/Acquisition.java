@@ -38,6 +38,7 @@ class Acquisition extends WeakReference<Thread> {
     private static final int ENDED = -1;
     /** The last hold is being given back by guarded work that removes the record itself ({@code HoldResource.Guard}). */
     private static final int RELEASING = -2;
+    private static final LockStatus[] STATUSES = LockStatus.values();
     private static final VarHandle HOLDS;
 
     static {
@@ -59,11 +60,15 @@ class Acquisition extends WeakReference<Thread> {
     private volatile int goneWaiters;
     private volatile boolean lost;
     private boolean abortDelivered;
-    /** What the store's record of the grant said; written before the grant publishes them by setting {@link #holds}. */
-    private LockStatus grantedStatus;
+    /**
+     * What the store's record of the grant said; written before the grant publishes them by setting {@link #holds}.
+     * The status is kept as its ordinal + 1 (0 until granted) and the expiry as the time from the lock time, which a
+     * lease of at most a day ({@link LeasePolicy#LONGEST}) keeps within an int: 8 bytes less per held lock.
+     */
+    private byte grantedStatus;
+    private int grantedLeaseMillis;
     private long fencingToken;
     private long lockTimeMillis;
-    private long expirationMillis;
     /** Engine time of the grant, for how long it has been held. */
     private long grantedAtNanos;
     /** Engine time until which the store's lease is known to last. */
@@ -114,10 +119,12 @@ class Acquisition extends WeakReference<Thread> {
 
     /** The store granted the lock at {@code grantedAtNanos}: one hold, lease known until {@code confirmedUntilNanos}. */
     void grant(LockRecord record, long grantedAtNanos, long confirmedUntilNanos) {
-        grantedStatus = record.status();
+        grantedStatus = (byte) (record.status().ordinal() + 1);
         fencingToken = record.fencingToken();
         lockTimeMillis = record.lockTime().toEpochMilli();
-        expirationMillis = record.expirationTime().toEpochMilli();
+        long leaseMillis = record.expirationTime().toEpochMilli() - lockTimeMillis;
+        // a store's record spans the lease it was asked for; only a broken one could overflow, and is shown capped
+        grantedLeaseMillis = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, leaseMillis));
         this.grantedAtNanos = grantedAtNanos;
         this.confirmedUntilNanos = confirmedUntilNanos;
         // only the acquiring thread changes an acquisition that is not yet held, so no compare-and-set; the release
@@ -228,7 +235,7 @@ class Acquisition extends WeakReference<Thread> {
      * at shutdown while in flight, never was.
      */
     boolean wasGranted() {
-        return grantedStatus != null;
+        return grantedStatus != 0;
     }
 
     boolean isLost() {
@@ -247,7 +254,8 @@ class Acquisition extends WeakReference<Thread> {
     /** The lock as the store granted it to {@code nodeId}; for the holder, or for a thread that saw it held. */
     Lock grantedLock(String nodeId) {
         return new Lock(handle.key().name(), handle.key().level(), nodeId, holderName, Instant.ofEpochMilli(lockTimeMillis),
-                Instant.ofEpochMilli(expirationMillis), grantedStatus, fencingToken, mode());
+                Instant.ofEpochMilli(lockTimeMillis + grantedLeaseMillis), STATUSES[grantedStatus - 1], fencingToken,
+                mode());
     }
 
     long grantedAtNanos() {

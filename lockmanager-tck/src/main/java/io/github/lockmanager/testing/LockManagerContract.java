@@ -294,6 +294,23 @@ public abstract class LockManagerContract extends ContractNodes {
     }
 
     @Test
+    void aHoldShowsItsLockAsTheStoreGrantedIt() throws Exception {
+        Duration lease = Duration.ofHours(20);
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).lease(lease)
+                .renewalInterval(Duration.ofHours(6)));
+        try (LockResource held = a.lock("job")) {
+            Lock granted = held.getLock();
+            assertThat(Duration.between(granted.getLockTime(), granted.getExpirationTime()))
+                    .isBetween(lease.minusSeconds(1), lease.plusSeconds(1));
+            assertThat(a.inspect("job", LockLevel.DC)).singleElement().satisfies(record -> {
+                assertThat(granted.getStatus()).isEqualTo(record.getStatus()).isEqualTo(LockStatus.RUNNING);
+                assertThat(granted.getFencingToken()).isEqualTo(record.getFencingToken());
+                assertThat(granted.getHolderThreadName()).isEqualTo(record.getHolderThreadName());
+            });
+        }
+    }
+
+    @Test
     void listingLocksChangesNothing() throws Exception {
         // renewal and abort poll far apart: only a query that delivered aborts could interrupt the holder here
         LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).lease(Duration.ofMinutes(10))
