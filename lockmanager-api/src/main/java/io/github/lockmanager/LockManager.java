@@ -129,9 +129,11 @@ public interface LockManager extends AutoCloseable {
     LockResource lockPath(String path, LockMode mode, LockLevel level, Duration lease) throws LockException;
 
     /**
-     * Gives back one hold of the calling thread on {@code key} at the default level; the last one releases the
-     * lock in the store. From a thread that holds no lock on {@code key} this only logs a warning. A store
-     * failure while releasing is logged and the release retried in the background; it is never thrown.
+     * Gives back one exclusive hold of the calling thread on {@code key} at the default level; the last one releases
+     * the lock in the store. From a thread that holds no exclusive lock on {@code key} this only logs a warning (one
+     * that says so when the thread holds the key shared: such a hold is given back by closing its
+     * {@link LockResource}). A store failure while releasing is logged and the release retried in the background;
+     * it is never thrown.
      *
      * @throws IllegalArgumentException if the key is invalid
      * @throws IllegalStateException    if this manager is closed

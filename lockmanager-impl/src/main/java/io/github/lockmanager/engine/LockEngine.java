@@ -171,11 +171,29 @@ final class LockEngine implements LockManager {
             LockKey.requireName(key);
         }
         if (acquisition == null || !acquisition.isHeldBy(me) || !acquisition.isHeld()) {
-            log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
-                    + "released, or lost); nothing was changed", me.getName(), key, settings.nodeId());
+            LockMode heldIn = nonExclusiveHold(key, level, me);
+            if (heldIn != null) {
+                log.warn("Thread '{}' called unlock('{}') on node '{}' but holds that key {}, and unlock gives back "
+                        + "exclusive holds only; it stays held: close the LockResource that took it", me.getName(),
+                        key, settings.nodeId(), heldIn);
+            } else {
+                log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
+                        + "released, or lost); nothing was changed", me.getName(), key, settings.nodeId());
+            }
             return;
         }
         releaser.dropHold(acquisition);
+    }
+
+    /** The mode of a non-exclusive hold of {@code key} by {@code thread}, if it has one. */
+    private LockMode nonExclusiveHold(String key, LockLevel level, Thread thread) {
+        for (LockMode mode : LockMode.values()) {
+            Acquisition held = mode == LockMode.EXCLUSIVE ? null : table.get(level, key, thread, mode);
+            if (held != null && held.isHeld()) {
+                return mode;
+            }
+        }
+        return null;
     }
 
     @Override
