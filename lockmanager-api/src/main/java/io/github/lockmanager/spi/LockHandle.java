@@ -69,14 +69,12 @@ public final class LockHandle {
             return false;
         }
         LockHandle other = (LockHandle) o;
-        if (!key.equals(other.key)) {
-            return false;
-        }
         if (ownerToken == null && other.ownerToken == null && ownerPrefix.equals(other.ownerPrefix)) {
-            // one prefix: the decimal serials are equal exactly when the tokens are
-            return ownerSerial == other.ownerSerial;
+            // one prefix: the decimal serials are equal exactly when the tokens are. The serials first: a store
+            // looking for one holder among a key's holders compares handles whose keys are all equal
+            return ownerSerial == other.ownerSerial && key.equals(other.key);
         }
-        return ownerToken().equals(other.ownerToken());
+        return key.equals(other.key) && ownerToken().equals(other.ownerToken());
     }
 
     /** Equal to the hash of a handle made from the same key and token by the constructor. */

@@ -214,16 +214,19 @@ public final class InMemoryLockStore implements LockStore {
                 continue;
             }
             Entry chain = Holders.chainIn(state);
-            Entry live = chain == null ? null : successor(chain, now, UnaryOperator.identity());
-            for (Entry e = live; e != null; e = e.next()) {
-                // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
-                if (e.handle().equals(handle)) {
+            boolean expired = false;
+            for (Entry e = chain; e != null; e = e.next()) {
+                if (!e.isLive(now)) {
+                    expired = true;
+                } else if (e.handle().equals(handle)) {
+                    // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
                     return AcquireResult.acquired(e.record());
-                }
-                if (e.lockMode().conflictsWith(mode)) {
+                } else if (e.lockMode().conflictsWith(mode)) {
                     return AcquireResult.heldBy(e.record());
                 }
             }
+            // rebuilt only when a holder expired: with several live holders of a key, that would copy each
+            Entry live = expired ? successor(chain, now, UnaryOperator.identity()) : chain;
             Entry mine = new Entry(handle, request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
                     lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
             if (holders.replace(state, mine)) {
