@@ -225,7 +225,7 @@ public final class InMemoryLockStore implements LockStore {
                     return AcquireResult.heldBy(e.record());
                 }
             }
-            // rebuilt only when a holder expired: with several live holders of a key, that would copy each
+            // rebuilt only when a holder expired: else the chain stays as it is, and the walk above was the only one
             Entry live = expired ? successor(chain, now, UnaryOperator.identity()) : chain;
             Entry mine = new Entry(handle, request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
                     lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
