@@ -14,25 +14,30 @@ import io.github.lockmanager.Require;
  * with the constructor. Two handles are equal when their keys and owner tokens are, however they were made.
  */
 public final class LockHandle {
+    /** What {@link #serial} holds when {@link #text} is the whole token. */
+    private static final int WHOLE_TOKEN = -1;
+
     private final LockKey key;
-    /** The token as given, or {@code null} when it is {@link #ownerPrefix} followed by {@link #ownerSerial}. */
-    private final String ownerToken;
-    private final String ownerPrefix;
-    private final long ownerSerial;
+    /** The token as given, or its prefix when the token is this followed by the decimal {@link #serial}. */
+    private final String text;
+    /**
+     * The serial after {@link #text}, or {@link #WHOLE_TOKEN}. An int rather than a long: a handle lives as long as
+     * its lock, and with three 4-byte fields it takes 24 bytes instead of 32; a larger serial is kept in the text.
+     */
+    private final int serial;
 
     /**
      * @throws IllegalArgumentException if {@code key} is null
      * @throws IllegalArgumentException if {@code ownerToken} is null or empty
      */
     public LockHandle(LockKey key, String ownerToken) {
-        this(key, requireToken(ownerToken), null, 0);
+        this(key, requireToken(ownerToken), WHOLE_TOKEN);
     }
 
-    private LockHandle(LockKey key, String ownerToken, String ownerPrefix, long ownerSerial) {
+    private LockHandle(LockKey key, String text, int serial) {
         this.key = Require.notNull(key, "key");
-        this.ownerToken = ownerToken;
-        this.ownerPrefix = ownerPrefix;
-        this.ownerSerial = ownerSerial;
+        this.text = text;
+        this.serial = serial;
     }
 
     /**
@@ -44,7 +49,9 @@ public final class LockHandle {
         if (ownerSerial < 0) {
             throw new IllegalArgumentException("ownerSerial must not be negative, was " + ownerSerial);
         }
-        return new LockHandle(key, null, requireToken(ownerPrefix), ownerSerial);
+        requireToken(ownerPrefix);
+        return ownerSerial <= Integer.MAX_VALUE ? new LockHandle(key, ownerPrefix, (int) ownerSerial)
+                : new LockHandle(key, ownerPrefix + ownerSerial, WHOLE_TOKEN);
     }
 
     private static String requireToken(String token) {
@@ -57,7 +64,7 @@ public final class LockHandle {
 
     /** The owner token; for a handle made by {@link #of}, a new string on each call. */
     public String ownerToken() {
-        return ownerToken != null ? ownerToken : ownerPrefix + ownerSerial;
+        return serial == WHOLE_TOKEN ? text : text + serial;
     }
 
     @Override
@@ -69,10 +76,10 @@ public final class LockHandle {
             return false;
         }
         LockHandle other = (LockHandle) o;
-        if (ownerToken == null && other.ownerToken == null && ownerPrefix.equals(other.ownerPrefix)) {
+        if (serial != WHOLE_TOKEN && other.serial != WHOLE_TOKEN && text.equals(other.text)) {
             // one prefix: the decimal serials are equal exactly when the tokens are. The serials first: a store
             // looking for one holder among a key's holders compares handles whose keys are all equal
-            return ownerSerial == other.ownerSerial && key.equals(other.key);
+            return serial == other.serial && key.equals(other.key);
         }
         return key.equals(other.key) && ownerToken().equals(other.ownerToken());
     }
@@ -80,17 +87,17 @@ public final class LockHandle {
     /** Equal to the hash of a handle made from the same key and token by the constructor. */
     @Override
     public int hashCode() {
-        return 31 * key.hashCode() + (ownerToken != null ? ownerToken.hashCode() : serialTokenHash());
+        return 31 * key.hashCode() + (serial == WHOLE_TOKEN ? text.hashCode() : serialTokenHash());
     }
 
     /** {@code ownerToken().hashCode()} without building the string. */
     private int serialTokenHash() {
-        int h = ownerPrefix.hashCode();
-        long scale = 1;
-        while (scale <= ownerSerial / 10) {
+        int h = text.hashCode();
+        int scale = 1;
+        while (scale <= serial / 10) {
             scale *= 10;
         }
-        for (long rest = ownerSerial; scale > 0; scale /= 10) {
+        for (int rest = serial; scale > 0; scale /= 10) {
             h = 31 * h + (char) ('0' + rest / scale);
             rest %= scale;
         }

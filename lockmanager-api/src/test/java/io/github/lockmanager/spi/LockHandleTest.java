@@ -14,7 +14,7 @@ class LockHandleTest {
     private static final LockKey KEY = LockKey.xdc("client", "order-1");
 
     @ParameterizedTest
-    @ValueSource(longs = {0, 1, 9, 10, 99, 100, 123_456_789, Long.MAX_VALUE})
+    @ValueSource(longs = {0, 1, 9, 10, 99, 100, 123_456_789, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, Long.MAX_VALUE})
     void aHandleOfPrefixAndSerialIsTheHandleOfItsTokenText(long serial) {
         LockHandle parts = LockHandle.of(KEY, "a1b2:", serial);
         LockHandle text = new LockHandle(KEY, "a1b2:" + serial);
@@ -34,6 +34,11 @@ class LockHandleTest {
                 .isNotEqualTo(new LockHandle(KEY, "p:120")).isNotEqualTo(new LockHandle(KEY, "p:1"));
         // the same text from another split of prefix and serial is the same token
         assertThat(LockHandle.of(KEY, "p:1", 2)).isEqualTo(handle).hasSameHashCodeAs(handle);
+        // a serial past an int's range is kept in the text: still its own token, and the same as its text
+        LockHandle large = LockHandle.of(KEY, "p:", 1L << 31);
+        LockHandle sameText = LockHandle.of(KEY, "p:2147", 483_648);
+        assertThat(large).isNotEqualTo(LockHandle.of(KEY, "p:", 0)).isNotEqualTo(LockHandle.of(KEY, "p:", 214_748_364))
+                .isEqualTo(sameText).hasSameHashCodeAs(sameText);
     }
 
     @Test

@@ -51,7 +51,8 @@ class LockKeyTest {
     @Test
     void keysDifferingInLevelFarmClientOrNameAreDistinctAndHashAsBefore() {
         LockKey key = LockKey.dc("farm", "client", "k");
-        assertThat(key).isNotEqualTo(LockKey.dc("farm2", "client", "k")).isNotEqualTo(LockKey.dc("farm", "client2", "k"))
+        assertThat(key).isNotEqualTo(LockKey.dc("farm2", "client", "k"))
+                .isNotEqualTo(LockKey.dc("farm", "client2", "k"))
                 .isNotEqualTo(LockKey.dc("farm", "client", "k2")).isNotEqualTo(LockKey.xdc("client", "k"));
         // from the level's ordinal, not its identity hash: a key hashes alike in every JVM
         int farmAndClient = (LockLevel.DC.ordinal() * 31 + "farm".hashCode()) * 31 + "client".hashCode();

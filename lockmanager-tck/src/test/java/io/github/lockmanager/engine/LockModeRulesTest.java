@@ -92,7 +92,8 @@ class LockModeRulesTest {
             }
             assertThat(shared.isClosed()).isFalse();
             assertThat(manager.isLocked("report")).isTrue();
-            assertThat(log.toString(StandardCharsets.UTF_8)).contains("unlock('report')").contains("holds that key SHARED")
+            assertThat(log.toString(StandardCharsets.UTF_8)).contains("unlock('report')")
+                    .contains("holds that key SHARED")
                     .contains("close the LockResource");
         }
     }
