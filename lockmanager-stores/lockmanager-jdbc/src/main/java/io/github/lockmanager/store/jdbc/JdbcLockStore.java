@@ -382,12 +382,18 @@ public final class JdbcLockStore implements LockStore {
                 acquire.setString(3, request.nodeId());
                 acquire.setString(4, storableThreadName(request.threadName()));
                 acquire.setLong(5, lease.toMillis());
-                if (sql.dialect.acquireReturnsRow()) {
-                    try (ResultSet rs = acquire.executeQuery()) {
-                        taken = rs.next() ? Optional.of(toRecord(rs, handle.key())) : Optional.empty();
+                switch (sql.dialect.acquireAnswer()) {
+                    case GRANT -> {
+                        try (ResultSet rs = acquire.executeQuery()) {
+                            taken = rs.next() ? Optional.of(granted(request, lease, rs)) : Optional.empty();
+                        }
                     }
-                } else {
-                    acquire.executeUpdate();
+                    case ROW -> {
+                        try (ResultSet rs = acquire.executeQuery()) {
+                            taken = rs.next() ? Optional.of(toRecord(rs, handle.key())) : Optional.empty();
+                        }
+                    }
+                    case NOTHING -> acquire.executeUpdate();
                 }
             } catch (SQLException e) {
                 // a unique violation means another node inserted the row first: it holds the key
@@ -742,6 +748,14 @@ public final class JdbcLockStore implements LockStore {
         return new LockRecord(new LockHandle(key != null ? key : LockKey.parse(rs.getString(1)), rs.getString(2)),
                 rs.getString(3), rs.getString(4), Instant.ofEpochMilli(rs.getLong(6)), Instant.ofEpochMilli(rs.getLong(7)),
                 LockStatus.valueOf(rs.getString(5)), rs.getLong(8));
+    }
+
+    /** The record an acquire statement of {@link SqlDialect.AcquireAnswer#GRANT} wrote for {@code request}. */
+    private static LockRecord granted(LockRequest request, Duration lease, ResultSet rs) throws SQLException {
+        long lockTime = rs.getLong(1);
+        return new LockRecord(request.handle(), request.nodeId(), storableThreadName(request.threadName()),
+                Instant.ofEpochMilli(lockTime), Instant.ofEpochMilli(lockTime + lease.toMillis()), LockStatus.RUNNING,
+                rs.getLong(2));
     }
 
     /** {@code n} parameter marks, for an IN-list. */

@@ -50,12 +50,21 @@ abstract class SqlDialect {
      */
     abstract String keyColumnProblem(Connection c, String table) throws SQLException;
 
-    /**
-     * Whether {@link #acquire} returns a row: at least the row it took, if it took one (else a read of the row
-     * follows); a row of another owner, if returned, is the live holder's.
-     */
-    boolean acquireReturnsRow() {
-        return false;
+    /** What {@link #acquire} answers with, beside its update count. */
+    enum AcquireAnswer {
+        /** Nothing: a read of the row follows. */
+        NOTHING,
+        /** The row as the statement left it, as {@link #COLUMNS}; a row of another owner is the live holder's. */
+        ROW,
+        /**
+         * The lock time and fencing token of the grant, only when the statement took the key: the rest of the record
+         * is the request's, so sending it back would cost the database and the driver for nothing.
+         */
+        GRANT
+    }
+
+    AcquireAnswer acquireAnswer() {
+        return AcquireAnswer.NOTHING;
     }
 
     /**
@@ -248,12 +257,13 @@ abstract class SqlDialect {
                     + "fencing_token = GREATEST(t.fencing_token + 1, EXCLUDED.fencing_token), "
                     + "last_modified = EXCLUDED.last_modified "
                     + "WHERE t.owner_token IS NULL OR t.expires_at <= EXCLUDED.lock_time "
-                    + "RETURNING " + COLUMNS;
+                    + "RETURNING lock_time, fencing_token";
         }
 
+        /* RETURNING gives back only a row the statement took, so it is ours. */
         @Override
-        boolean acquireReturnsRow() {
-            return true;
+        AcquireAnswer acquireAnswer() {
+            return AcquireAnswer.GRANT;
         }
 
         @Override
@@ -356,8 +366,8 @@ abstract class SqlDialect {
         }
 
         @Override
-        boolean acquireReturnsRow() {
-            return returning;
+        AcquireAnswer acquireAnswer() {
+            return returning ? AcquireAnswer.ROW : AcquireAnswer.NOTHING;
         }
 
         @Override
