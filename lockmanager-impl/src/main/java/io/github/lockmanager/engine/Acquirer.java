@@ -19,7 +19,6 @@ import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,9 +29,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Acquirer {
     private static final Logger log = LoggerFactory.getLogger(Acquirer.class);
-    /** The modes a thread may hold beside others; a constant because {@code values()} copies its array per call. */
-    private static final List<LockMode> NON_EXCLUSIVE = List.of(LockMode.INTENT_SHARED, LockMode.INTENT_EXCLUSIVE,
-            LockMode.SHARED);
 
     private final String nodeId;
     private final LockStore store;
@@ -183,7 +179,7 @@ final class Acquirer {
 
     /** {@code me}'s live non-exclusive acquisition of the key whose mode covers {@code mode}, if any. */
     private Acquisition ownCovering(String key, LockLevel level, LockMode mode, Thread me) {
-        for (LockMode held : NON_EXCLUSIVE) {
+        for (LockMode held : ModeAcquisition.MODES) {
             if (held.covers(mode)) {
                 Acquisition own = table.get(level, key, me, held);
                 if (own != null && !own.isGone()) {
@@ -200,7 +196,7 @@ final class Acquirer {
      * waited for such an upgrade would wait for each other forever.
      */
     private void refuseUpgrade(String key, LockLevel level, LockMode mode, Thread me) {
-        for (LockMode held : NON_EXCLUSIVE) {
+        for (LockMode held : ModeAcquisition.MODES) {
             if (!held.conflictsWith(mode)) {
                 continue;
             }

@@ -187,8 +187,8 @@ final class LockEngine implements LockManager {
 
     /** The mode of a non-exclusive hold of {@code key} by {@code thread}, if it has one. */
     private LockMode nonExclusiveHold(String key, LockLevel level, Thread thread) {
-        for (LockMode mode : LockMode.values()) {
-            Acquisition held = mode == LockMode.EXCLUSIVE ? null : table.get(level, key, thread, mode);
+        for (LockMode mode : ModeAcquisition.MODES) {
+            Acquisition held = table.get(level, key, thread, mode);
             if (held != null && held.isHeld()) {
                 return mode;
             }

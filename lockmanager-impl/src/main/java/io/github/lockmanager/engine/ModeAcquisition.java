@@ -4,6 +4,8 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 
+import java.util.List;
+
 /**
  * An acquisition in a mode other than exclusive: shared, or an intention on an ancestor. Many threads of this node
  * may hold one key so, each with its own acquisition; the table finds each by its place (key, thread and mode), made
@@ -11,6 +13,9 @@ import io.github.lockmanager.spi.LockHandle;
  * Exclusive acquisitions, the common case, do not pay for this field.
  */
 final class ModeAcquisition extends Acquisition {
+    /** The modes a thread may hold beside others; a constant because {@code values()} copies its array per call. */
+    static final List<LockMode> MODES = List.of(LockMode.INTENT_SHARED, LockMode.INTENT_EXCLUSIVE, LockMode.SHARED);
+
     private final Place place;
 
     /** Where the table keeps a non-exclusive acquisition: one per key, level, holder thread and mode. */
