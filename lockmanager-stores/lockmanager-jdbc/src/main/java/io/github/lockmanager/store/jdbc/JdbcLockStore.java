@@ -380,12 +380,13 @@ public final class JdbcLockStore implements LockStore {
                 acquire.setString(1, handle.key().storageKey());
                 acquire.setString(2, handle.ownerToken());
                 acquire.setString(3, request.nodeId());
-                acquire.setString(4, storableThreadName(request.threadName()));
+                String threadName = storableThreadName(request.threadName());
+                acquire.setString(4, threadName);
                 acquire.setLong(5, lease.toMillis());
                 switch (sql.dialect.acquireAnswer()) {
                     case GRANT -> {
                         try (ResultSet rs = acquire.executeQuery()) {
-                            taken = rs.next() ? Optional.of(granted(request, lease, rs)) : Optional.empty();
+                            taken = rs.next() ? Optional.of(granted(request, threadName, lease, rs)) : Optional.empty();
                         }
                     }
                     case ROW -> {
@@ -750,10 +751,14 @@ public final class JdbcLockStore implements LockStore {
                 LockStatus.valueOf(rs.getString(5)), rs.getLong(8));
     }
 
-    /** The record an acquire statement of {@link SqlDialect.AcquireAnswer#GRANT} wrote for {@code request}. */
-    private static LockRecord granted(LockRequest request, Duration lease, ResultSet rs) throws SQLException {
+    /**
+     * The record an acquire statement of {@link SqlDialect.AcquireAnswer#GRANT} wrote for {@code request}, with the
+     * thread name as it stored it.
+     */
+    private static LockRecord granted(LockRequest request, String threadName, Duration lease, ResultSet rs)
+            throws SQLException {
         long lockTime = rs.getLong(1);
-        return new LockRecord(request.handle(), request.nodeId(), storableThreadName(request.threadName()),
+        return new LockRecord(request.handle(), request.nodeId(), threadName,
                 Instant.ofEpochMilli(lockTime), Instant.ofEpochMilli(lockTime + lease.toMillis()), LockStatus.RUNNING,
                 rs.getLong(2));
     }
