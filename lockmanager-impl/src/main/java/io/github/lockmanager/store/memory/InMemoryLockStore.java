@@ -31,12 +31,20 @@ import java.util.function.UnaryOperator;
  * A store in this JVM's memory: the embedded default, for one process, tests and demos. Several lock managers
  * in one JVM may share an instance and then contend exactly as nodes of a cluster do. Leases are measured by
  * the {@link TimeSource} given (share a {@code ManualTimeSource} of {@code lockmanager-tck} with the managers to move
- * time in tests). Fencing tokens come from one counter, so they increase across all keys. It
+ * time in tests); the wall-clock times of its records are that clock's monotonic readings, anchored to its wall clock
+ * once when the store is made. Fencing tokens come from one counter, so they increase across all keys. It
  * {@linkplain #supportsModes() supports every lock mode}: a key may have several holders. Nothing survives the
  * JVM. {@link #close()} does nothing: the records stay for whoever else shares the instance.
  */
 public final class InMemoryLockStore implements LockStore {
     private final TimeSource time;
+    /**
+     * The wall clock read once, beside the lease clock's reading {@link #anchorNanos} of the same moment: records are
+     * stamped from lease-clock readings (see {@link #wallMillis}), so a grant reads one clock, not two, and an entry
+     * keeps no wall-clock times of its own.
+     */
+    private final Instant anchor;
+    private final long anchorNanos;
     private final Map<LockKey, Holders> records = new ConcurrentHashMap<>();
     private final AtomicLong fencingTokens = new AtomicLong();
     /** The keys that became idle lately, each at a random place; see {@link Idle}. */
@@ -51,11 +59,11 @@ public final class InMemoryLockStore implements LockStore {
      * One holder of a key, as compact as it can be kept (a held lock costs heap for as long as it is held): the
      * {@link LockRecord} a caller sees is made from it on demand. The holders of one key form an immutable chain
      * through {@code next}, replaced as a whole in the key's {@link Holders}; an exclusive key has a chain of one.
-     * The mode is kept as a byte so that an entry still fits in 64 bytes.
+     * Its times are readings of the lease clock, whose wall-clock stamps {@link #wallMillis} derives, and the mode is
+     * a byte: an entry fits in 56 bytes.
      */
-    private record Entry(LockHandle handle, String nodeId, String threadName, long lockTimeMillis,
-                         long expiresAtNanos, long expiresAtMillis, long fencingToken, boolean aborted, byte mode,
-                         Entry next) {
+    private record Entry(LockHandle handle, String nodeId, String threadName, long lockNanos, long expiresAtNanos,
+                         long fencingToken, boolean aborted, byte mode, Entry next) {
         boolean isLive(long nowNanos) {
             return expiresAtNanos - nowNanos > 0;
         }
@@ -64,31 +72,24 @@ public final class InMemoryLockStore implements LockStore {
             return MODES[mode];
         }
 
-        LockRecord record() {
-            return new LockRecord(handle, nodeId, threadName, Instant.ofEpochMilli(lockTimeMillis),
-                    Instant.ofEpochMilli(expiresAtMillis), aborted ? LockStatus.ABORT : LockStatus.RUNNING, fencingToken,
-                    lockMode());
-        }
-
-        Entry renewedUntil(long nanos, long millis) {
-            return with(nanos, millis, aborted, next);
+        Entry renewedUntil(long nanos) {
+            return with(nanos, aborted, next);
         }
 
         Entry abortMarked() {
-            return with(expiresAtNanos, expiresAtMillis, true, next);
+            return with(expiresAtNanos, true, next);
         }
 
         Entry copy() {
-            return with(expiresAtNanos, expiresAtMillis, aborted, next);
+            return with(expiresAtNanos, aborted, next);
         }
 
         Entry withNext(Entry next) {
-            return next == this.next ? this : with(expiresAtNanos, expiresAtMillis, aborted, next);
+            return next == this.next ? this : with(expiresAtNanos, aborted, next);
         }
 
-        private Entry with(long expiresAtNanos, long expiresAtMillis, boolean aborted, Entry next) {
-            return new Entry(handle, nodeId, threadName, lockTimeMillis, expiresAtNanos, expiresAtMillis, fencingToken,
-                    aborted, mode, next);
+        private Entry with(long expiresAtNanos, boolean aborted, Entry next) {
+            return new Entry(handle, nodeId, threadName, lockNanos, expiresAtNanos, fencingToken, aborted, mode, next);
         }
     }
 
@@ -193,6 +194,23 @@ public final class InMemoryLockStore implements LockStore {
     public InMemoryLockStore(TimeSource time) {
         Require.notNull(time, "time source");
         this.time = time;
+        this.anchor = time.now();
+        this.anchorNanos = time.nanoTime();
+    }
+
+    /**
+     * The wall-clock millisecond of the lease clock's reading {@code nanos}. Stamps are for display (as
+     * {@link TimeSource#now()} is); they keep the lease clock's pace, so a step of the system clock after this store
+     * was made does not show in them, and a lock time and its expiry are exactly the lease apart.
+     */
+    private long wallMillis(long nanos) {
+        return anchor.toEpochMilli() + Math.floorDiv(nanos - anchorNanos + anchor.getNano() % 1_000_000, 1_000_000);
+    }
+
+    private LockRecord recordOf(Entry entry) {
+        return new LockRecord(entry.handle(), entry.nodeId(), entry.threadName(),
+                Instant.ofEpochMilli(wallMillis(entry.lockNanos())), Instant.ofEpochMilli(wallMillis(entry.expiresAtNanos())),
+                entry.aborted() ? LockStatus.ABORT : LockStatus.RUNNING, entry.fencingToken(), entry.lockMode());
     }
 
     @Override
@@ -203,7 +221,6 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) {
         long now = time.nanoTime();
-        long lockTime = time.now().toEpochMilli();
         LockMode mode = request.mode();
         LockHandle handle = request.handle();
         while (true) {
@@ -220,17 +237,17 @@ public final class InMemoryLockStore implements LockStore {
                     expired = true;
                 } else if (e.handle().equals(handle)) {
                     // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
-                    return AcquireResult.acquired(e.record());
+                    return AcquireResult.acquired(recordOf(e));
                 } else if (e.lockMode().conflictsWith(mode)) {
-                    return AcquireResult.heldBy(e.record());
+                    return AcquireResult.heldBy(recordOf(e));
                 }
             }
             // rebuilt only when a holder expired: else the chain stays as it is, and the walk above was the only one
             Entry live = expired ? successor(chain, now, UnaryOperator.identity()) : chain;
-            Entry mine = new Entry(handle, request.nodeId(), request.threadName(), lockTime, now + lease.toNanos(),
-                    lockTime + lease.toMillis(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
+            Entry mine = new Entry(handle, request.nodeId(), request.threadName(), now, now + lease.toNanos(),
+                    fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
             if (holders.replace(state, mine)) {
-                return AcquireResult.acquired(mine.record());
+                return AcquireResult.acquired(recordOf(mine));
             }
         }
     }
@@ -298,9 +315,8 @@ public final class InMemoryLockStore implements LockStore {
         Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
         for (LockHandle handle : handles) {
             long until = time.nanoTime() + lease.toNanos();
-            long untilMillis = time.now().plus(lease).toEpochMilli();
             Predicate<Entry> own = holding(handle);
-            Entry renewed = update(handle.key(), own, e -> own.test(e) ? e.renewedUntil(until, untilMillis) : e);
+            Entry renewed = update(handle.key(), own, e -> own.test(e) ? e.renewedUntil(until) : e);
             answers.put(handle, renewed != null ? stateOf(renewed) : HoldState.LOST);
         }
         return answers;
@@ -334,7 +350,7 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public Optional<LockRecord> read(LockKey key) {
         Entry live = rebuild(chainOf(key), time.nanoTime(), UnaryOperator.identity());
-        return live != null ? Optional.of(live.record()) : Optional.empty();
+        return live != null ? Optional.of(recordOf(live)) : Optional.empty();
     }
 
     @Override
@@ -345,7 +361,7 @@ public final class InMemoryLockStore implements LockStore {
         for (Holders holders : records.values()) {
             for (Entry e = holders.chain(); e != null; e = e.next()) {
                 if (e.isLive(now)) {
-                    live.add(e.record());
+                    live.add(recordOf(e));
                 }
             }
         }
