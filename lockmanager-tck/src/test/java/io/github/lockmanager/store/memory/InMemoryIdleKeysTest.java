@@ -2,6 +2,7 @@ package io.github.lockmanager.store.memory;
 
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRequest;
@@ -88,6 +89,48 @@ class InMemoryIdleKeysTest {
         assertThat(third.record().fencingToken()).isEqualTo(secondToken);
         assertThat(store.release(second)).isTrue();
         assertThat(acquire(handle("job")).record().fencingToken()).isGreaterThan(secondToken);
+    }
+
+    /**
+     * Readers of one key, enough to race for it (so that its shared holders move to stripes), while another thread
+     * purges idle keys all the time: a key is never taken out of the map from under a holder, so each holder's record
+     * is there until its own release.
+     */
+    @Test
+    void purgesNeverTakeOutAKeyFromUnderItsSharedHolders() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        AtomicInteger readersLeft = new AtomicInteger(4);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            done.add(pool.submit(() -> {
+                try {
+                    for (int i = 0; i < 30_000; i++) {
+                        LockHandle handle = handle("report");
+                        assertThat(acquire(handle, LockMode.SHARED).isAcquired()).as("reader %s", handle).isTrue();
+                        assertThat(store.check(List.of(handle))).as("reader %s held", handle)
+                                .containsEntry(handle, HoldState.HELD);
+                        assertThat(store.release(handle)).as("reader %s released", handle).isTrue();
+                    }
+                } finally {
+                    readersLeft.decrementAndGet();
+                }
+                return null;
+            }));
+        }
+        done.add(pool.submit(() -> {
+            while (readersLeft.get() > 0) {
+                store.purgeIdleRecords();
+            }
+            return null;
+        }));
+        try {
+            for (Future<?> thread : done) {
+                thread.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(store.list()).isEmpty();
     }
 
     /**
