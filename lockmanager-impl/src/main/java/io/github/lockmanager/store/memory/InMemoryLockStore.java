@@ -377,8 +377,7 @@ public final class InMemoryLockStore implements LockStore {
                 if (holders.state() == state) {
                     return AcquireResult.acquired(recordOf(mine));
                 }
-                Predicate<Entry> own = holding(handle);
-                updateStripe(readers, stripe, own, e -> own.test(e) ? null : e);
+                updateStripe(readers, stripe, holding(handle), without(handle));
                 return null;
             }
         }
@@ -392,7 +391,7 @@ public final class InMemoryLockStore implements LockStore {
         Predicate<Entry> own = holding(mine.handle());
         Entry reader = firstReader(readers, e -> true, time.nanoTime());
         if (reader != null) {
-            update(key, holders, own, e -> own.test(e) ? null : e);
+            update(key, holders, own, without(mine.handle()));
             return AcquireResult.heldBy(recordOf(reader));
         }
         long token = fencingTokens.incrementAndGet();
@@ -547,12 +546,16 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
-        Predicate<Entry> own = holding(handle);
-        return update(handle.key(), handle, own, e -> own.test(e) ? null : e) != null;
+        return update(handle.key(), handle, holding(handle), without(handle)) != null;
     }
 
     private static Predicate<Entry> holding(LockHandle handle) {
         return e -> e.handle().equals(handle);
+    }
+
+    /** The change that takes the holder with {@code handle} out of a chain and leaves the others as they are. */
+    private static UnaryOperator<Entry> without(LockHandle handle) {
+        return e -> e.handle().equals(handle) ? null : e;
     }
 
     @Override
