@@ -383,18 +383,14 @@ public final class JdbcLockStore implements LockStore {
                 String threadName = storableThreadName(request.threadName());
                 acquire.setString(4, threadName);
                 acquire.setLong(5, lease.toMillis());
-                switch (sql.dialect.acquireAnswer()) {
-                    case GRANT -> {
-                        try (ResultSet rs = acquire.executeQuery()) {
-                            taken = rs.next() ? Optional.of(granted(request, threadName, lease, rs)) : Optional.empty();
-                        }
+                SqlDialect.AcquireAnswer answer = sql.dialect.acquireAnswer();
+                if (answer == SqlDialect.AcquireAnswer.NOTHING) {
+                    acquire.executeUpdate();
+                } else {
+                    try (ResultSet rs = acquire.executeQuery()) {
+                        taken = !rs.next() ? Optional.empty() : Optional.of(answer == SqlDialect.AcquireAnswer.GRANT
+                                ? granted(request, threadName, lease, rs) : toRecord(rs, handle.key()));
                     }
-                    case ROW -> {
-                        try (ResultSet rs = acquire.executeQuery()) {
-                            taken = rs.next() ? Optional.of(toRecord(rs, handle.key())) : Optional.empty();
-                        }
-                    }
-                    case NOTHING -> acquire.executeUpdate();
                 }
             } catch (SQLException e) {
                 // a unique violation means another node inserted the row first: it holds the key
