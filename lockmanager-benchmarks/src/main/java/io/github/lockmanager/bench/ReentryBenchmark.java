@@ -40,6 +40,9 @@ public class ReentryBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
+        // given back first: close() would otherwise wait its shutdown timeout for this very thread to unlock
+        manager.unlock("held");
+        reentrantLock.unlock();
         manager.close();
     }
 

@@ -15,7 +15,12 @@ import java.util.concurrent.TimeUnit;
  * other modes, which many threads may hold on one key, sit in a second map keyed by key, thread and mode.
  */
 final class AcquisitionTable {
-    private final List<ConcurrentHashMap<String, Acquisition>> byLevel = new ArrayList<>();
+    /**
+     * One map per level as a field of its own, not a list of them: a re-entry and its unlock each walk from the
+     * manager to the acquisition through dependent loads, and a list would add two to each walk.
+     */
+    private final ConcurrentHashMap<String, Acquisition> dc = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Acquisition> xdc = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ModeAcquisition.Place, Acquisition> byMode = new ConcurrentHashMap<>();
     /**
      * The acquisitions lent to guarded work, with how many guards each has open: a map beside the table rather than a
@@ -23,15 +28,13 @@ final class AcquisitionTable {
      */
     private final ConcurrentHashMap<Acquisition, Integer> guarded = new ConcurrentHashMap<>();
 
-    AcquisitionTable() {
-        for (int i = 0; i < LockLevel.values().length; i++) {
-            byLevel.add(new ConcurrentHashMap<>());
-        }
-    }
-
     /** The exclusive acquisition of a key. */
     Acquisition get(LockLevel level, String name) {
-        return byLevel.get(level.ordinal()).get(name);
+        return exclusive(level).get(name);
+    }
+
+    private ConcurrentHashMap<String, Acquisition> exclusive(LockLevel level) {
+        return level == LockLevel.DC ? dc : xdc;
     }
 
     /** The acquisition of a key by {@code thread} in a non-exclusive {@code mode}. */
@@ -49,7 +52,7 @@ final class AcquisitionTable {
         if (acquisition instanceof ModeAcquisition inMode) {
             return byMode.putIfAbsent(inMode.place(), acquisition);
         }
-        return byLevel.get(acquisition.key().level().ordinal()).putIfAbsent(acquisition.key().name(), acquisition);
+        return exclusive(acquisition.key().level()).putIfAbsent(acquisition.key().name(), acquisition);
     }
 
     /** Removes {@code acquisition} if it is still the entry of its place. */
@@ -58,7 +61,7 @@ final class AcquisitionTable {
             byMode.remove(inMode.place(), acquisition);
             return;
         }
-        byLevel.get(acquisition.key().level().ordinal()).remove(acquisition.key().name(), acquisition);
+        exclusive(acquisition.key().level()).remove(acquisition.key().name(), acquisition);
     }
 
     /** Takes an ended acquisition out of the table and wakes whoever waits for it to be gone. */
@@ -115,9 +118,8 @@ final class AcquisitionTable {
     /** The acquisitions currently held, in no particular order. */
     List<Acquisition> held() {
         List<Acquisition> held = new ArrayList<>(size());
-        for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
-            addHeld(level.values(), held);
-        }
+        addHeld(dc.values(), held);
+        addHeld(xdc.values(), held);
         addHeld(byMode.values(), held);
         return held;
     }
@@ -153,10 +155,6 @@ final class AcquisitionTable {
     }
 
     int size() {
-        int size = byMode.size();
-        for (ConcurrentHashMap<String, Acquisition> level : byLevel) {
-            size += level.size();
-        }
-        return size;
+        return dc.size() + xdc.size() + byMode.size();
     }
 }
