@@ -7,6 +7,8 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
@@ -60,6 +62,58 @@ public abstract class LockModeContract extends ContractNodes {
                 assertThat(store.read(key)).isEmpty();
             }
         }
+    }
+
+    @Test
+    void anExclusiveAcquisitionTakesOverFromACrashedLastReader() throws Exception {
+        LockStore store = store();
+        LockKey key = Requests.uniqueKey(clientId, "crashed");
+        AcquireResult crashed = store.acquire(Requests.request(key, "crashed", LockMode.SHARED), Duration.ofSeconds(1));
+        assertThat(crashed.isAcquired()).isTrue();
+        AcquireResult early = store.acquire(Requests.request(key, "early", LockMode.EXCLUSIVE), LEASE);
+        assertThat(early.isAcquired()).as("a writer while the reader's lease lasts").isFalse();
+        assertThat(early.record().handle()).isEqualTo(crashed.record().handle());
+
+        // the reader never releases: whatever its store keeps for the key's readers must not keep writers out
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.read(key).isEmpty());
+        AcquireResult writer = store.acquire(Requests.request(key, "writer", LockMode.EXCLUSIVE), LEASE);
+        assertThat(writer.isAcquired()).isTrue();
+        assertThat(writer.record().fencingToken()).isGreaterThan(crashed.record().fencingToken());
+        assertThat(store.acquire(Requests.request(key, "reader", LockMode.SHARED), LEASE).isAcquired()).isFalse();
+        assertThat(store.release(writer.record().handle())).isTrue();
+    }
+
+    @Test
+    void aRepeatedSharedRequestIsGrantedAsTheSameHolder() throws Exception {
+        LockStore store = store();
+        LockKey key = Requests.uniqueKey(clientId, "repeated");
+        // what a retry after a timed-out write that applied looks like to the store
+        LockRequest request = Requests.request(key, "reader", LockMode.SHARED);
+        AcquireResult first = store.acquire(request, LEASE);
+        AcquireResult again = store.acquire(request, LEASE);
+        assertThat(again.isAcquired()).isTrue();
+        assertThat(again.record().handle()).isEqualTo(first.record().handle());
+        assertThat(store.list()).filteredOn(holder -> holder.key().equals(key)).hasSize(1);
+        assertThat(store.release(first.record().handle())).isTrue();
+        assertThat(store.read(key)).isEmpty();
+    }
+
+    @Test
+    void anAbortMarksEveryReaderThenAndNoLaterOne() throws Exception {
+        LockStore store = store();
+        LockKey key = Requests.uniqueKey(clientId, "abort");
+        LockHandle a = store.acquire(Requests.request(key, "a", LockMode.SHARED), LEASE).record().handle();
+        LockHandle b = store.acquire(Requests.request(key, "b", LockMode.SHARED), LEASE).record().handle();
+        assertThat(store.markAbort(key)).isTrue();
+        LockHandle later = store.acquire(Requests.request(key, "later", LockMode.SHARED), LEASE).record().handle();
+        assertThat(store.check(List.of(a, b, later))).containsEntry(a, HoldState.ABORT_REQUESTED)
+                .containsEntry(b, HoldState.ABORT_REQUESTED).containsEntry(later, HoldState.HELD);
+        assertThat(store.renew(List.of(a, later), LEASE)).as("a renewal keeps the mark")
+                .containsEntry(a, HoldState.ABORT_REQUESTED).containsEntry(later, HoldState.HELD);
+        for (LockHandle handle : List.of(a, b, later)) {
+            assertThat(store.release(handle)).isTrue();
+        }
+        assertThat(store.markAbort(key)).as("nobody left to mark").isFalse();
     }
 
     @Test
