@@ -101,7 +101,8 @@ final class HeapBench {
             String[] lines = histogram.strip().split("\n");
             String[] total = lines[lines.length - 1].trim().split("\\s+");
             if (!total[0].equals("Total")) {
-                throw new IllegalStateException("no Total line at the end of the class histogram: " + lines[lines.length - 1]);
+                throw new IllegalStateException("no Total line at the end of the class histogram: "
+                        + lines[lines.length - 1]);
             }
             return Long.parseLong(total[2]);
         }
