@@ -28,13 +28,13 @@ final class HeapBench {
     }
 
     static void run(Settings settings, Report report) throws Exception {
-        // the first manager of a JVM also makes what every later one shares (its classes' statics, the platform
-        // MBean server's entries): measured once and dropped, so that the figure is what each held lock adds
+        // the first manager of a JVM also makes what every later one shares (what its classes set up once): a
+        // smaller round first, dropped, so that the figure is what each held lock adds
         perLockAndEntry(settings.heapLocks() / 10);
         int n = settings.heapLocks();
-        Footprint[] measured = perLockAndEntry(n);
-        Footprint perLock = measured[0];
-        Footprint perEntry = measured[1];
+        Growth measured = perLockAndEntry(n);
+        Footprint perLock = measured.perLock();
+        Footprint perEntry = measured.perEntry();
         report.add("6. heap per held lock", "in-memory", bytes(perLock.liveBytes), bytes(perEntry.liveBytes),
                 perLock.liveBytes / perEntry.liveBytes, String.format(Locale.ROOT, "%,d held locks (engine table + "
                         + "store record) vs a ConcurrentHashMap entry per key, live objects by the class histogram; "
@@ -43,7 +43,10 @@ final class HeapBench {
     }
 
     /** The growth per item of {@code n} held locks, and of a map of {@code n} entries. */
-    private static Footprint[] perLockAndEntry(int n) throws Exception {
+    private record Growth(Footprint perLock, Footprint perEntry) {
+    }
+
+    private static Growth perLockAndEntry(int n) throws Exception {
         String[] keys = new String[n];
         for (int i = 0; i < n; i++) {
             keys[i] = "order-" + (1_000_000 + i);
@@ -69,7 +72,7 @@ final class HeapBench {
             for (String key : keys) {
                 manager.unlock(key);
             }
-            return new Footprint[] {perLock, perEntry};
+            return new Growth(perLock, perEntry);
         }
     }
 
