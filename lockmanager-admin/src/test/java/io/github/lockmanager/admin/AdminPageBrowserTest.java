@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -22,7 +23,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -65,6 +68,9 @@ class AdminPageBrowserTest extends AdminFixture {
                 .usingAnyFreePort().build();
         browser = new ChromeDriver(service, options);
         wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        // the page renders its rows anew on every refresh (each 5 s, and after each action): a row found just before
+        // is then gone, and whatever read it is tried again on the new one
+        wait.ignoring(StaleElementReferenceException.class);
     }
 
     @AfterEach
@@ -102,25 +108,25 @@ class AdminPageBrowserTest extends AdminFixture {
         browser.get(base);
         awaitRows(5);
         assertThat(column(4)).contains("node-a", "node-b");
-        assertThat(row("nightly-report").getText()).contains("held too long");
-        assertThat(row("order-1042").getText()).doesNotContain("held too long");
+        assertThat(rowText("nightly-report")).contains("held too long");
+        assertThat(rowText("order-1042")).doesNotContain("held too long");
         // the key is shown as the text it is: no element was made of it and its handler never ran
-        assertThat(row(XSS_KEY).findElement(By.cssSelector("td.key")).getText()).isEqualTo(XSS_KEY);
+        assertThat(stable(() -> row(XSS_KEY).findElement(By.cssSelector("td.key")).getText())).isEqualTo(XSS_KEY);
         assertThat(browser.findElements(By.cssSelector("#locks img"))).isEmpty();
         assertThat(browser.getTitle()).isEqualTo("Locks · lockmanager");
         screenshot("admin-page");
 
-        new Select(browser.findElement(By.id("node"))).selectByValue("node-b");
+        selectNode("node-b");
         awaitRows(2);
         assertThat(column(4)).containsOnly("node-b");
-        new Select(browser.findElement(By.id("node"))).selectByValue("");
+        selectNode("");
         browser.findElement(By.id("prefix")).sendKeys("order-");
         awaitRows(2);
         assertThat(column(1)).containsExactly("order-1042", "order-1043");
         screenshot("admin-page-filtered");
 
         // not signed in: the buttons are off, and the server refuses the action anyway
-        assertThat(row("order-1042").findElement(By.cssSelector("button.abort")).isEnabled()).isFalse();
+        assertThat(stable(() -> abortButton("order-1042").isEnabled())).isFalse();
         Object status = browser.executeAsyncScript("const done = arguments[arguments.length - 1];"
                 + "fetch('actions/abort', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'},"
                 + " body: 'key=order-1042&level=DC'}).then(r => done(r.status), e => done(String(e)));");
@@ -136,18 +142,45 @@ class AdminPageBrowserTest extends AdminFixture {
         browser.findElement(By.id("prefix")).sendKeys("order-");
         awaitRows(2);
 
-        row("order-1042").findElement(By.cssSelector("button.abort")).click();
+        stable(() -> {
+            abortButton("order-1042").click();
+            return true;
+        });
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         order.interrupted.get(20, TimeUnit.SECONDS);
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
                 "Abort asked of the holders of 'order-1042'"));
         wait.until(d -> row("order-1042").getText().contains("abort asked"));
-        assertThat(row("order-1043").getText()).contains("running");
+        assertThat(rowText("order-1043")).contains("running");
         screenshot("admin-page-aborted");
     }
 
     private void awaitRows(int count) {
         wait.until(d -> d.findElements(By.cssSelector("#locks tbody tr[data-key]")).size() == count);
+    }
+
+    /**
+     * What {@code read} returns, read again if the rows it looked at were rendered anew meanwhile ({@link #wait}
+     * ignores that failure); {@code false} and {@code null} are answers here, not reasons to wait.
+     */
+    private <T> T stable(Supplier<T> read) {
+        return wait.until(d -> Optional.ofNullable(read.get())).orElse(null);
+    }
+
+    /** Picks a node in the filter, whose options the page also makes anew from each answer. */
+    private void selectNode(String node) {
+        stable(() -> {
+            new Select(browser.findElement(By.id("node"))).selectByValue(node);
+            return true;
+        });
+    }
+
+    private String rowText(String key) {
+        return stable(() -> row(key).getText());
+    }
+
+    private WebElement abortButton(String key) {
+        return row(key).findElement(By.cssSelector("button.abort"));
     }
 
     private WebElement row(String key) {
@@ -158,8 +191,8 @@ class AdminPageBrowserTest extends AdminFixture {
 
     /** The texts of one column (1-based) of the rows shown. */
     private List<String> column(int index) {
-        return browser.findElements(By.cssSelector("#locks tbody tr[data-key] td:nth-child(" + index + ")")).stream()
-                .map(WebElement::getText).toList();
+        return stable(() -> browser.findElements(By.cssSelector("#locks tbody tr[data-key] td:nth-child(" + index
+                + ")")).stream().map(WebElement::getText).toList());
     }
 
     private void screenshot(String name) throws Exception {
