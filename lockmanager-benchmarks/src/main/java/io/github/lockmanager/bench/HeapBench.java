@@ -56,7 +56,7 @@ final class HeapBench {
         for (String key : keys) {
             map.put(key, Boolean.TRUE);
         }
-        Footprint perEntry = Footprint.now().minus(before, n);
+        Footprint perEntry = Footprint.now().growthPerItemSince(before, n);
         Reference.reachabilityFence(map);
         map = null;
 
@@ -67,7 +67,7 @@ final class HeapBench {
             for (String key : keys) {
                 manager.lock(key);
             }
-            Footprint perLock = Footprint.now().minus(before, n);
+            Footprint perLock = Footprint.now().growthPerItemSince(before, n);
             // given back first: close() would otherwise wait its shutdown timeout for this thread to unlock them
             for (String key : keys) {
                 manager.unlock(key);
@@ -80,7 +80,7 @@ final class HeapBench {
         return String.format(Locale.ROOT, "%.0f B", value);
     }
 
-    /** Bytes of live objects and of heap in use, or their growth per item ({@link #minus}). */
+    /** Bytes of live objects and of heap in use, or their growth per item ({@link #growthPerItemSince}). */
     private record Footprint(double liveBytes, double usedBytes) {
         static Footprint now() throws InterruptedException, JMException {
             Runtime runtime = Runtime.getRuntime();
@@ -92,7 +92,7 @@ final class HeapBench {
             return new Footprint(histogramTotalBytes(), used);
         }
 
-        Footprint minus(Footprint before, int items) {
+        Footprint growthPerItemSince(Footprint before, int items) {
             return new Footprint((liveBytes - before.liveBytes) / items, (usedBytes - before.usedBytes) / items);
         }
 
