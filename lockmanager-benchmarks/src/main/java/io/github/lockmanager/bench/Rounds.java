@@ -3,7 +3,10 @@ package io.github.lockmanager.bench;
 /**
  * Cycles measured side by side: each warmed up as often as it is measured, then timed in 20 alternating rounds of a
  * twentieth of the cycles each, so that load on the machine, and its slow and fast phases (seconds long on ours),
- * fall on every side alike.
+ * fall on every side alike. Each cycle's turn in a round begins with a tenth of its runs untimed: the first runs
+ * after another cycle's turn are slower (on PostgreSQL, the switch to other statements and rows), and in a fixed
+ * order that toll fell unevenly, mostly on the first cycle, ours (figure 2 on PostgreSQL, 5 runs each way: a median
+ * 1.16 with the first runs timed, spread 1.07 to 1.20, against 1.12, spread 1.10 to 1.15, without them).
  */
 final class Rounds {
     static final int ROUNDS = 20;
@@ -24,7 +27,7 @@ final class Rounds {
 
     /** How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of store calls. */
     static int runs(Settings settings) {
-        return settings.cycles() + measured(settings);
+        return settings.cycles() + ROUNDS * (leadIn(settings) + perRound(settings));
     }
 
     /** The total time of each cycle's measured runs, in the order given. */
@@ -35,6 +38,7 @@ final class Rounds {
         long[] nanos = new long[cycles.length];
         for (int round = 0; round < ROUNDS; round++) {
             for (int i = 0; i < cycles.length; i++) {
+                repeat(cycles[i], leadIn(settings));
                 long start = System.nanoTime();
                 repeat(cycles[i], perRound(settings));
                 nanos[i] += System.nanoTime() - start;
@@ -45,6 +49,11 @@ final class Rounds {
 
     private static int perRound(Settings settings) {
         return Math.max(1, settings.cycles() / ROUNDS);
+    }
+
+    /** The untimed runs that begin each turn (see the class comment). */
+    private static int leadIn(Settings settings) {
+        return Math.max(1, perRound(settings) / 10);
     }
 
     private static void repeat(Cycle cycle, int times) throws Exception {
