@@ -44,7 +44,8 @@ public interface LockManager extends AutoCloseable {
      * @throws LockManagerException     if the store failed; nothing is held then
      * @throws IllegalArgumentException if the key is null, empty, longer than {@value #LOCK_KEY_MAX_LENGTH}
      *                                  chars or not storable text
-     * @throws IllegalStateException    if this manager is closed
+     * @throws IllegalStateException    if this manager is closed, or closing and the calling thread does not hold
+     *                                  the key
      */
     LockResource lock(String key) throws LockException;
 
@@ -248,7 +249,8 @@ public interface LockManager extends AutoCloseable {
 
     /**
      * Shuts down: refuses new locks, interrupts every thread that holds one, waits a bounded time for them to
-     * unlock, releases in the store whatever is still held, and stops this manager's threads. Idempotent. The
+     * unlock (meanwhile a holder may still re-enter a lock it holds, as work that unwinds may), releases in the store
+     * whatever is still held, and stops this manager's threads. Idempotent. The
      * store itself is not closed: it may be shared with other managers.
      */
     @Override

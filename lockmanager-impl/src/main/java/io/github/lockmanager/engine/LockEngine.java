@@ -82,13 +82,19 @@ final class LockEngine implements LockManager {
     @Override
     public LockResource lock(String key, LockLevel level) throws LockException {
         requireArguments(key, level);
-        lifecycle.requireOpen();
         Thread me = Thread.currentThread();
-        // a re-entry: a few lines here, so that it inlines into callers; the rest is the acquirer's
+        // a re-entry: a few lines here, so that it inlines into callers; the rest is the acquirer's. A holder may
+        // re-enter while the manager closes (close() waits for it to unlock); once closed, nothing is held
         Acquisition mine = table.get(level, key);
         if (mine != null && mine.isHeldBy(me) && mine.addHold()) {
             return new HoldResource(releaser, mine, false);
         }
+        return lockNew(key, level, me);
+    }
+
+    /** Kept out of {@link #lock(String, LockLevel)}, so that its compiled code stays small enough to inline. */
+    private LockResource lockNew(String key, LockLevel level, Thread me) throws LockException {
+        lifecycle.requireOpen();
         return acquirer.acquire(key, level, me, settings.leases());
     }
 
@@ -164,25 +170,28 @@ final class LockEngine implements LockManager {
     @Override
     public void unlock(String key, LockLevel level) {
         requireArguments(key, level);
-        lifecycle.requireNotClosed();
         Thread me = Thread.currentThread();
         Acquisition acquisition = table.get(level, key);
-        if (acquisition == null) {
-            LockKey.requireName(key);
-        }
-        if (acquisition == null || !acquisition.isHeldBy(me) || !acquisition.isHeld()) {
-            LockMode heldIn = nonExclusiveHold(key, level, me);
-            if (heldIn != null) {
-                log.warn("Thread '{}' called unlock('{}') on node '{}' but holds that key {}, and unlock gives back "
-                        + "exclusive holds only; it stays held: close the LockResource that took it", me.getName(),
-                        key, settings.nodeId(), heldIn);
-            } else {
-                log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
-                        + "released, or lost); nothing was changed", me.getName(), key, settings.nodeId());
-            }
+        if (acquisition != null && acquisition.isHeldBy(me) && acquisition.isHeld()) {
+            releaser.dropHold(acquisition);
             return;
         }
-        releaser.dropHold(acquisition);
+        unlockNotHeld(key, level, me);
+    }
+
+    /** An unlock by a thread that holds no exclusive lock of the key: refused when closed, else said in the log. */
+    private void unlockNotHeld(String key, LockLevel level, Thread me) {
+        lifecycle.requireNotClosed();
+        LockKey.requireName(key);
+        LockMode heldIn = nonExclusiveHold(key, level, me);
+        if (heldIn != null) {
+            log.warn("Thread '{}' called unlock('{}') on node '{}' but holds that key {}, and unlock gives back "
+                    + "exclusive holds only; it stays held: close the LockResource that took it", me.getName(),
+                    key, settings.nodeId(), heldIn);
+        } else {
+            log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
+                    + "released, or lost); nothing was changed", me.getName(), key, settings.nodeId());
+        }
     }
 
     /** The mode of a non-exclusive hold of {@code key} by {@code thread}, if it has one. */
