@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -39,11 +40,12 @@ class CloseWhileHeldTest {
             }
         }, "close-while-held-holder");
         holder.start();
-        held.await();
+        assertThat(held.await(10, TimeUnit.SECONDS)).as("the holder took the lock").isTrue();
 
         manager.close();
 
         holder.join(10_000);
+        assertThat(holder.isAlive()).as("the holder finished").isFalse();
         assertThat(failure.get()).as("the holder's re-entry and unlocks").isNull();
         assertThat(reentered).as("re-entered the held lock").isTrue();
         assertThatThrownBy(() -> manager.lock("job")).isInstanceOf(IllegalStateException.class)
