@@ -249,9 +249,9 @@ public interface LockManager extends AutoCloseable {
 
     /**
      * Shuts down: refuses new locks, interrupts every thread that holds one, waits a bounded time for them to
-     * unlock (meanwhile a holder may still re-enter a lock it holds, as work that unwinds may), releases in the store
-     * whatever is still held, and stops this manager's threads. Idempotent. The
-     * store itself is not closed: it may be shared with other managers.
+     * unlock (meanwhile a holder may still re-enter a lock it holds, in any mode and with any of the lock methods, as
+     * work that unwinds may), releases in the store whatever is still held, and stops this manager's threads.
+     * Idempotent. The store itself is not closed: it may be shared with other managers.
      */
     @Override
     void close();

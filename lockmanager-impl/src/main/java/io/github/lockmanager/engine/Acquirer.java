@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Takes a key that the calling thread does not hold yet: from the local table when a thread of this node has it
- * (a refusal, or a stale entry cleaned up), else from the store. Every way out of here leaves the table right:
+ * Takes a key that the calling thread does not hold yet, or re-enters one it holds (also while the manager closes,
+ * as work that unwinds may; anything else is refused from then on): from the local table when a thread of this
+ * node has it (a refusal, or a stale entry cleaned up), else from the store. Every way out of here leaves the table right:
  * a granted acquisition in it, anything else out of it and its record released.
  */
 final class Acquirer {
@@ -103,6 +104,7 @@ final class Acquirer {
                 }
                 continue;
             }
+            lifecycle.requireOpen();
             if (table.hasNonExclusive()) {
                 refuseUpgrade(key, level, LockMode.EXCLUSIVE, me);
             }
@@ -140,6 +142,7 @@ final class Acquirer {
                 // our own hold of it is being released right now: as for an exclusive lock, a refusal
                 throw new AlreadyLockedException(key, nodeId, own.holderName(), true);
             }
+            lifecycle.requireOpen();
             refuseUpgrade(key, level, mode, me);
             LockKey.requireName(key);
             Acquisition mine = new ModeAcquisition(handle(key, level), me, mode, leases);
@@ -166,6 +169,7 @@ final class Acquirer {
         if (existing.isHeldBy(me) && existing.addHold()) {
             return new HoldResource(releaser, existing, false);
         }
+        lifecycle.requireOpen();
         if (existing.isGone()) {
             table.remove(existing);
             return null;

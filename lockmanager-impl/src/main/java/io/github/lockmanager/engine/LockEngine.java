@@ -83,18 +83,12 @@ final class LockEngine implements LockManager {
     public LockResource lock(String key, LockLevel level) throws LockException {
         requireArguments(key, level);
         Thread me = Thread.currentThread();
-        // a re-entry: a few lines here, so that it inlines into callers; the rest is the acquirer's. A holder may
-        // re-enter while the manager closes (close() waits for it to unlock); once closed, nothing is held
+        // a re-entry: a few lines here, so that it inlines into callers (the acquirer, which refuses new locks once
+        // the manager closes, is not inlined)
         Acquisition mine = table.get(level, key);
         if (mine != null && mine.isHeldBy(me) && mine.addHold()) {
             return new HoldResource(releaser, mine, false);
         }
-        return lockNew(key, level, me);
-    }
-
-    /** Kept out of {@link #lock(String, LockLevel)}, so that its compiled code stays small enough to inline. */
-    private LockResource lockNew(String key, LockLevel level, Thread me) throws LockException {
-        lifecycle.requireOpen();
         return acquirer.acquire(key, level, me, settings.leases());
     }
 
@@ -102,7 +96,6 @@ final class LockEngine implements LockManager {
     public LockResource lock(String key, LockLevel level, Duration lease) throws LockException {
         requireArguments(key, level);
         LeasePolicy leases = callLeases.of(lease);
-        lifecycle.requireOpen();
         return acquirer.acquire(key, level, Thread.currentThread(), leases);
     }
 
@@ -123,7 +116,6 @@ final class LockEngine implements LockManager {
 
     private LockResource lockShared(String key, LockLevel level, LeasePolicy leases) throws LockException {
         requireArguments(key, level);
-        lifecycle.requireOpen();
         requireModes();
         return acquirer.acquire(key, level, LockMode.SHARED, Thread.currentThread(), leases);
     }
@@ -149,7 +141,6 @@ final class LockEngine implements LockManager {
         Require.notNull(mode, "lock mode");
         Require.argument(!mode.isIntention(), "lockPath takes SHARED or EXCLUSIVE; %s is what the manager takes on "
                 + "the ancestors", mode);
-        lifecycle.requireOpen();
         requireModes();
         return PathResource.take(acquirer, LockPaths.prefixes(path, settings.pathSeparator()), mode, level,
                 Thread.currentThread(), leases);

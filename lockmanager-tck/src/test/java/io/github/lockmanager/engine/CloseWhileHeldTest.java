@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
@@ -31,8 +32,9 @@ class CloseWhileHeldTest {
                     new CountDownLatch(1).await();
                 } catch (InterruptedException closing) {
                     // work that unwinds after the interrupt may call code that takes the lock it already holds
-                    try (LockResource inner = manager.lock("job")) {
-                        reentered.set(!inner.isNewLock());
+                    try (LockResource inner = manager.lock("job");
+                         LockResource withLease = manager.lock("job", LockLevel.DC, Duration.ofSeconds(30))) {
+                        reentered.set(!inner.isNewLock() && !withLease.isNewLock());
                     }
                 }
             } catch (Throwable t) {
