@@ -39,12 +39,19 @@ import java.util.function.UnaryOperator;
 public final class InMemoryLockStore implements LockStore {
     private final TimeSource time;
     /**
-     * The wall clock read once, beside the lease clock's reading {@link #anchorNanos} of the same moment: records are
-     * stamped from lease-clock readings (see {@link #wallMillis}), so a grant reads one clock, not two, and an entry
-     * keeps no wall-clock times of its own.
+     * The wall clock read once, as its millisecond and the lease clock's reading at that millisecond's start: records
+     * are stamped from lease-clock readings (see {@link #wallMillis}), so a grant reads one clock, not two, and an
+     * entry keeps no wall-clock times of its own.
      */
-    private final Instant anchor;
-    private final long anchorNanos;
+    private final long anchorMillis;
+    private final long anchorMillisNanos;
+    /**
+     * The last lock time and expiry stamped, reused by records stamped in the same millisecond: a grant's record is
+     * made on every acquisition, and making its two {@link Instant}s anew took about 6% of an in-memory lock+unlock.
+     * Read and written without synchronization: a {@link Stamp} is immutable, so a thread sees one or another whole.
+     */
+    private Stamp lockStamp = Stamp.NONE;
+    private Stamp expiryStamp = Stamp.NONE;
     private final Map<LockKey, Holders> records = new ConcurrentHashMap<>();
     private final AtomicLong fencingTokens = new AtomicLong();
     /** The keys that became idle lately, each at a random place; see {@link Idle}. */
@@ -265,8 +272,9 @@ public final class InMemoryLockStore implements LockStore {
     public InMemoryLockStore(TimeSource time) {
         Require.notNull(time, "time source");
         this.time = time;
-        this.anchor = time.now();
-        this.anchorNanos = time.nanoTime();
+        Instant anchor = time.now();
+        this.anchorMillis = anchor.toEpochMilli();
+        this.anchorMillisNanos = time.nanoTime() - anchor.getNano() % 1_000_000;
     }
 
     /**
@@ -275,12 +283,32 @@ public final class InMemoryLockStore implements LockStore {
      * was made does not show in them, and a lock time and its expiry are exactly the lease apart.
      */
     private long wallMillis(long nanos) {
-        return anchor.toEpochMilli() + Math.floorDiv(nanos - anchorNanos + anchor.getNano() % 1_000_000, 1_000_000);
+        return anchorMillis + Math.floorDiv(nanos - anchorMillisNanos, 1_000_000);
+    }
+
+    /** A wall-clock millisecond and its {@link Instant}. */
+    private record Stamp(long millis, Instant instant) {
+        static final Stamp NONE = new Stamp(Long.MIN_VALUE, Instant.MIN);
+
+        /** This stamp if it is of {@code millis}, else a new one. */
+        Stamp of(long millis) {
+            return millis == this.millis ? this : new Stamp(millis, Instant.ofEpochMilli(millis));
+        }
     }
 
     private LockRecord recordOf(Entry entry) {
-        return new LockRecord(entry.handle(), entry.nodeId(), entry.threadName(), Instant.ofEpochMilli(
-                wallMillis(entry.lockNanos())), Instant.ofEpochMilli(wallMillis(entry.expiresAtNanos())),
+        Stamp lastLock = lockStamp;
+        Stamp lock = lastLock.of(wallMillis(entry.lockNanos()));
+        Stamp lastExpiry = expiryStamp;
+        Stamp expiry = lastExpiry.of(wallMillis(entry.expiresAtNanos()));
+        // written only when they change: threads on several cores would otherwise share the line on every grant
+        if (lock != lastLock) {
+            lockStamp = lock;
+        }
+        if (expiry != lastExpiry) {
+            expiryStamp = expiry;
+        }
+        return new LockRecord(entry.handle(), entry.nodeId(), entry.threadName(), lock.instant(), expiry.instant(),
                 entry.aborted() ? LockStatus.ABORT : LockStatus.RUNNING, entry.fencingToken(), entry.lockMode());
     }
 

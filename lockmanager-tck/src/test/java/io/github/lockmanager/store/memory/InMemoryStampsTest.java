@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The wall-clock times of the in-memory store's records, which it stamps from its lease clock: the clock's own time
- * to the millisecond, and a lock time and its expiry exactly a lease apart, before and after a renewal.
+ * to the millisecond (also for records stamped in the same millisecond), and a lock time and its expiry exactly a lease
+ * apart, before and after a renewal.
  */
 class InMemoryStampsTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
@@ -37,6 +38,27 @@ class InMemoryStampsTest {
         assertThat(granted.lockTime()).isEqualTo(now);
         assertThat(granted.expirationTime()).isEqualTo(now.plus(LEASE));
         assertThat(store.read(handle.key())).contains(granted);
+    }
+
+    @Test
+    void recordsStampedInOneMillisecondAndInTheNextEachShowTheirOwnTimes() {
+        InMemoryLockStore store = new InMemoryLockStore(time);
+        Instant first = time.now().truncatedTo(ChronoUnit.MILLIS);
+        LockRecord a = store.acquire(request("a"), LEASE).record();
+        time.advance(Duration.ofNanos(300_000));
+        LockRecord b = store.acquire(request("b"), LEASE).record();
+        time.advance(Duration.ofNanos(300_000));
+        LockRecord c = store.acquire(request("c"), LEASE).record();
+
+        assertThat(List.of(a.lockTime(), b.lockTime(), c.lockTime()))
+                .containsExactly(first, first, first.plusMillis(1));
+        assertThat(c.expirationTime()).isEqualTo(first.plusMillis(1).plus(LEASE));
+        assertThat(store.read(a.key()).orElseThrow().lockTime()).as("read after a later stamp").isEqualTo(first);
+        assertThat(store.read(b.key()).orElseThrow().expirationTime()).isEqualTo(first.plus(LEASE));
+    }
+
+    private static LockRequest request(String key) {
+        return new LockRequest(LockHandle.of(LockKey.dc("farm", "client", key), "owner:", 1), "node", "thread");
     }
 
     @Test
