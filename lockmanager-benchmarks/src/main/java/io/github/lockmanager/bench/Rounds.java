@@ -25,7 +25,7 @@ final class Rounds {
         return ROUNDS * perRound(settings);
     }
 
-    /** How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of store calls. */
+    /** How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of round trips. */
     static int runs(Settings settings) {
         return settings.cycles() + ROUNDS * (leadIn(settings) + perRound(settings));
     }
@@ -47,7 +47,8 @@ final class Rounds {
         return nanos;
     }
 
-    private static int perRound(Settings settings) {
+    /** How many times {@link #alternate} times each cycle in one round. */
+    static int perRound(Settings settings) {
         return Math.max(1, settings.cycles() / ROUNDS);
     }
 

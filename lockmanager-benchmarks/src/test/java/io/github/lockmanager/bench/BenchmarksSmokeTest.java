@@ -24,6 +24,10 @@ class BenchmarksSmokeTest {
                 .allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("8.")).singleElement()
                 .satisfies(r -> assertThat(r.ratio()).as("rows left after the purge, per key").isZero());
+        assertThat(report.rows()).filteredOn(r -> r.figure().equals("2. uncontended lock+unlock")).hasSize(3)
+                .allSatisfy(r -> assertThat(r.note()).startsWith("store calls per cycle: 2.00 "));
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("12.")).hasSize(3)
+                .allSatisfy(r -> assertThat(r.note()).contains(": 2.0 store calls per cycle"));
         assertThat(report.table()).contains("| 3. renewal cycle, 50 locks | PostgreSQL |");
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("13")).extracting(Report.Row::store)
                 .containsExactlyInAnyOrder("PostgreSQL", "PostgreSQL", "MariaDB", "MariaDB");
