@@ -67,6 +67,10 @@ public final class FencingTable {
     public void initialize() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement create = c.createStatement()) {
             create.execute(dialect(c).createFenceTable(table));
+            // PostgreSQL's DDL is transactional: on a connection with auto-commit off it is rolled back otherwise
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
         }
     }
 

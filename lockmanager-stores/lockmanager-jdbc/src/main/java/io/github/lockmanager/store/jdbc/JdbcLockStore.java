@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
 /**
@@ -97,6 +98,8 @@ public final class JdbcLockStore implements LockStore {
     private final Set<LockHandle> holderHandles = ConcurrentHashMap.newKeySet();
     /** Set by {@link #initialize()} where releases can be announced (PostgreSQL); {@code null} elsewhere. */
     private volatile PostgresReleaseListener releases;
+    /** Whether the log has said that the pool gives connections with auto-commit off (see {@link #call}). */
+    private final AtomicBoolean manualCommitSaid = new AtomicBoolean();
 
     private JdbcLockStore(Builder builder) {
         this.dataSource = builder.dataSource;
@@ -803,30 +806,47 @@ public final class JdbcLockStore implements LockStore {
     /**
      * Runs {@code body} on a connection of the data source, retried as {@link SqlFailures} says, each attempt
      * bounded by what is left of the operation timeout, also on the socket: a query timeout alone is a cancel
-     * request, which a partitioned network swallows as well.
+     * request, which a partitioned network swallows as well. The connection is in auto-commit mode while it runs,
+     * whatever mode the pool gives it in: each statement must be committed when it answers (a grant the caller is
+     * told of must be in the table), and a pool with auto-commit off rolled the store's writes back when it took its
+     * connection back, so that two owners were granted one key.
      */
     private <T> T call(String what, SqlCall<T> body) throws LockManagerException {
         return retries.call(what + " in table " + table, operationTimeout, SqlFailures.INSTANCE, remaining -> {
             try (Connection c = dataSource.getConnection()) {
                 int networkTimeout = c.getNetworkTimeout();
+                boolean autoCommit = c.getAutoCommit();
                 c.setNetworkTimeout(DIRECT, (int) Math.min(Integer.MAX_VALUE, remaining));
                 try {
+                    if (!autoCommit) {
+                        c.setAutoCommit(true);
+                        if (manualCommitSaid.compareAndSet(false, true)) {
+                            log.info("The data source of lock table {} gives connections with auto-commit off: each "
+                                    + "store call switches its connection to auto-commit and back, which some drivers "
+                                    + "(MariaDB's) send as two more statements. A pool with auto-commit on for the "
+                                    + "store saves them", table);
+                        }
+                    }
                     return body.run(c, remaining);
                 } finally {
-                    restoreNetworkTimeout(c, networkTimeout);
+                    restore(c, networkTimeout, autoCommit);
                 }
             }
         });
     }
 
     /** Gives the pool its connection back as it was; a connection that broke is discarded by the pool anyway. */
-    private static void restoreNetworkTimeout(Connection c, int networkTimeout) {
+    private static void restore(Connection c, int networkTimeout, boolean autoCommit) {
         try {
             if (!c.isClosed()) {
                 c.setNetworkTimeout(DIRECT, networkTimeout);
+                if (!autoCommit) {
+                    c.setAutoCommit(false);
+                }
             }
         } catch (SQLException e) {
-            log.debug("Could not restore the network timeout of a connection that failed: {}", e.toString());
+            log.debug("Could not restore the network timeout or auto-commit mode of a connection that failed: {}",
+                    e.toString());
         }
     }
 }

@@ -130,6 +130,10 @@ final class PostgresReleaseListener {
     }
 
     private void listen(Connection c) throws SQLException {
+        // LISTEN takes effect when its transaction commits, and notifications arrive between transactions: on a
+        // connection that came with auto-commit off, it never listened
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(true);
         try (Statement statement = c.createStatement()) {
             statement.execute("LISTEN \"" + channel + "\"");
         }
@@ -152,6 +156,7 @@ final class PostgresReleaseListener {
             // the connection goes back to the pool: whoever has it next must not collect notifications
             try (Statement statement = c.createStatement()) {
                 statement.execute("UNLISTEN *");
+                c.setAutoCommit(autoCommit);
             } catch (SQLException e) {
                 log.debug("Could not stop listening on a connection of table {}: {}", channel, e.toString());
             }

@@ -23,6 +23,7 @@ enum Database {
 
     private static final Map<Database, HikariDataSource> SHARED = new ConcurrentHashMap<>();
     private static final Map<Database, JdbcLockStore> TCK_STORES = new ConcurrentHashMap<>();
+    private static final Map<Database, JdbcLockStore> MANUAL_COMMIT_TCK_STORES = new ConcurrentHashMap<>();
 
     private final String url;
     private final String user;
@@ -102,8 +103,37 @@ enum Database {
         });
     }
 
+    /**
+     * The initialized store of a second TCK run, one per database, on a pool whose connections come with auto-commit
+     * off, as many applications configure theirs: the store must commit every write all the same.
+     */
+    JdbcLockStore manualCommitTckStore() {
+        return MANUAL_COMMIT_TCK_STORES.computeIfAbsent(this, db -> {
+            JdbcLockStore store = JdbcLockStore.builder(db.manualCommitPool(10))
+                    .tableName("lockmanager_tck_manual_commit").build();
+            try {
+                store.initialize();
+            } catch (LockManagerException e) {
+                throw new IllegalStateException("cannot create the manual-commit TCK table on " + db, e);
+            }
+            return store;
+        });
+    }
+
     /** A new pool of at most {@code size} connections; the caller closes it. */
     HikariDataSource pool(int size) {
+        return new HikariDataSource(poolConfig(size));
+    }
+
+    /** A new pool of at most {@code size} connections that come with auto-commit off; the caller closes it. */
+    HikariDataSource manualCommitPool(int size) {
+        HikariConfig config = poolConfig(size);
+        config.setAutoCommit(false);
+        config.setPoolName(config.getPoolName() + "-manual-commit");
+        return new HikariDataSource(config);
+    }
+
+    private HikariConfig poolConfig(int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url());
         config.setUsername(user);
@@ -111,6 +141,6 @@ enum Database {
         config.setMaximumPoolSize(size);
         config.setConnectionTimeout(2_000);
         config.setPoolName("test-" + name().toLowerCase() + "-" + size);
-        return new HikariDataSource(config);
+        return config;
     }
 }

@@ -150,6 +150,23 @@ class FencingTableTest {
         assertThat(fences.highestAdmitted(doc.toLowerCase())).hasValue(2);
     }
 
+    /* PostgreSQL's DDL is transactional: made on such a connection and not committed, the table was gone. */
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void initializeCreatesTheTableAlsoOnAPoolWithAutoCommitOff(Database database) throws Exception {
+        String table = "lockmanager_test_fences_manual";
+        try (com.zaxxer.hikari.HikariDataSource manualCommit = database.manualCommitPool(2)) {
+            new FencingTable(manualCommit, table).initialize();
+        }
+        try (Connection c = database.shared().getConnection(); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+                assertThat(rs.next()).isTrue();
+            } finally {
+                s.execute("DROP TABLE IF EXISTS " + table);
+            }
+        }
+    }
+
     @Test
     void badArgumentsAreRefusedNamingWhatIsWrong() throws Exception {
         FencingTable fences = fences(Database.H2);

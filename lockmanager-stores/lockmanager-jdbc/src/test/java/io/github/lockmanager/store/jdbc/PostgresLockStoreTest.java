@@ -38,9 +38,21 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
      */
     @Test
     void aWaiterOnAnotherNodeIsWokenByTheReleaseInsteadOfItsPoll() throws Exception {
+        assertWokenByTheRelease(Database.POSTGRES.shared());
+    }
+
+    /* LISTEN takes effect at its transaction's commit: on such a pool the listener listened to nothing before. */
+    @Test
+    void aWaiterIsWokenByTheReleaseAlsoWhenThePoolHandsOutConnectionsWithAutoCommitOff() throws Exception {
+        try (HikariDataSource manualCommit = Database.POSTGRES.manualCommitPool(4)) {
+            assertWokenByTheRelease(manualCommit);
+        }
+    }
+
+    private static void assertWokenByTheRelease(HikariDataSource pool) throws Exception {
         String table = "lm_wake_" + UUID.randomUUID().toString().substring(0, 8);
-        JdbcLockStore storeA = JdbcLockStore.builder(Database.POSTGRES.shared()).tableName(table).build();
-        JdbcLockStore storeB = JdbcLockStore.builder(Database.POSTGRES.shared()).tableName(table).build();
+        JdbcLockStore storeA = JdbcLockStore.builder(pool).tableName(table).build();
+        JdbcLockStore storeB = JdbcLockStore.builder(pool).tableName(table).build();
         try {
             storeA.initialize();
             execute("ALTER TABLE " + table + " DROP COLUMN waiters");
