@@ -127,7 +127,24 @@ public final class JdbcLockStore implements LockStore {
         private Builder(DataSource dataSource) {
             // 200 ms: the driver's query timeout counts whole seconds, its network timeout milliseconds
             super(Duration.ofMillis(200), new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500)));
-            this.dataSource = Require.notNull(dataSource, "dataSource");
+            this.dataSource = requireOwnConnections(Require.notNull(dataSource, "dataSource"));
+        }
+
+        /**
+         * Refuses Spring's transaction-aware proxy: inside a transaction it hands out the transaction's connection, on
+         * which the store's writes would be committed with the application's work, or undone by its rollback after
+         * the store reported a grant.
+         */
+        private static DataSource requireOwnConnections(DataSource dataSource) {
+            for (Class<?> type = dataSource.getClass(); type != null; type = type.getSuperclass()) {
+                if (type.getName().equals("org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy")) {
+                    throw new IllegalArgumentException("dataSource is a " + dataSource.getClass().getName()
+                            + ", which hands out the connection of the caller's transaction, but every statement of "
+                            + "the lock store must commit on its own: give the store the DataSource it wraps "
+                            + "(getTargetDataSource())");
+                }
+            }
+            return dataSource;
         }
 
         /**
