@@ -109,7 +109,15 @@ final class PostgresReleaseListener {
     private void run() {
         while (!closed) {
             try (Connection c = dataSource.getConnection()) {
-                listen(c);
+                // LISTEN takes effect when its transaction commits, and notifications arrive between transactions: on
+                // a connection that came with auto-commit off, it never listened. Given back as it came, after UNLISTEN
+                boolean autoCommit = c.getAutoCommit();
+                c.setAutoCommit(true);
+                try {
+                    listen(c);
+                } finally {
+                    giveBack(c, autoCommit);
+                }
             } catch (SQLException | RuntimeException e) {
                 // a failure of any kind must not end the thread: waiters would wait for a listener that never comes
                 listening = new CountDownLatch(1);
@@ -129,11 +137,19 @@ final class PostgresReleaseListener {
         }
     }
 
+    /** Restores the connection's auto-commit mode; a broken one is the pool's to discard, and its failure is logged. */
+    private void giveBack(Connection c, boolean autoCommit) {
+        try {
+            if (!c.isClosed()) {
+                c.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            log.debug("Could not restore the auto-commit mode of the listening connection of table {}: {}", channel,
+                    e.toString());
+        }
+    }
+
     private void listen(Connection c) throws SQLException {
-        // LISTEN takes effect when its transaction commits, and notifications arrive between transactions: on a
-        // connection that came with auto-commit off, it never listened
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(true);
         try (Statement statement = c.createStatement()) {
             statement.execute("LISTEN \"" + channel + "\"");
         }
@@ -156,7 +172,6 @@ final class PostgresReleaseListener {
             // the connection goes back to the pool: whoever has it next must not collect notifications
             try (Statement statement = c.createStatement()) {
                 statement.execute("UNLISTEN *");
-                c.setAutoCommit(autoCommit);
             } catch (SQLException e) {
                 log.debug("Could not stop listening on a connection of table {}: {}", channel, e.toString());
             }
