@@ -92,15 +92,7 @@ enum Database {
 
     /** The initialized store the TCK runs on, one per database. */
     JdbcLockStore tckStore() {
-        return TCK_STORES.computeIfAbsent(this, db -> {
-            JdbcLockStore store = JdbcLockStore.builder(db.shared()).tableName("lockmanager_tck").build();
-            try {
-                store.initialize();
-            } catch (LockManagerException e) {
-                throw new IllegalStateException("cannot create the TCK table on " + db, e);
-            }
-            return store;
-        });
+        return TCK_STORES.computeIfAbsent(this, db -> db.initializedStore(db.shared(), "lockmanager_tck"));
     }
 
     /**
@@ -108,16 +100,18 @@ enum Database {
      * off, as many applications configure theirs: the store must commit every write all the same.
      */
     JdbcLockStore manualCommitTckStore() {
-        return MANUAL_COMMIT_TCK_STORES.computeIfAbsent(this, db -> {
-            JdbcLockStore store = JdbcLockStore.builder(db.manualCommitPool(10))
-                    .tableName("lockmanager_tck_manual_commit").build();
-            try {
-                store.initialize();
-            } catch (LockManagerException e) {
-                throw new IllegalStateException("cannot create the manual-commit TCK table on " + db, e);
-            }
-            return store;
-        });
+        return MANUAL_COMMIT_TCK_STORES.computeIfAbsent(this,
+                db -> db.initializedStore(db.manualCommitPool(10), "lockmanager_tck_manual_commit"));
+    }
+
+    private JdbcLockStore initializedStore(HikariDataSource pool, String table) {
+        JdbcLockStore store = JdbcLockStore.builder(pool).tableName(table).build();
+        try {
+            store.initialize();
+        } catch (LockManagerException e) {
+            throw new IllegalStateException("cannot create the TCK table " + table + " on " + this, e);
+        }
+        return store;
     }
 
     /** A new pool of at most {@code size} connections; the caller closes it. */

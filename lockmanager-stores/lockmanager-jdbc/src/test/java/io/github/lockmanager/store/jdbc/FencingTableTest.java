@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.jdbc;
 
+import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -155,7 +156,7 @@ class FencingTableTest {
     @EnumSource(Database.class)
     void initializeCreatesTheTableAlsoOnAPoolWithAutoCommitOff(Database database) throws Exception {
         String table = "lockmanager_test_fences_manual";
-        try (com.zaxxer.hikari.HikariDataSource manualCommit = database.manualCommitPool(2)) {
+        try (HikariDataSource manualCommit = database.manualCommitPool(2)) {
             new FencingTable(manualCommit, table).initialize();
         }
         try (Connection c = database.shared().getConnection(); Statement s = c.createStatement()) {
