@@ -82,8 +82,12 @@ final class PeerBench {
                             + "only when not announced), theirs "
                             + waitingOf(peer));
 
+            // two turns each, alternated, so that a slow phase of the machine or the JIT's first compilation of the
+            // contended paths does not fall on one side only
             Contended oursContended = contended(ours, oursB, "c-ours-" + run);
             Contended peerContended = contended(peer, peerB, "c-peer-" + run);
+            oursContended = oursContended.plus(contended(ours, oursB, "c-ours-" + run));
+            peerContended = peerContended.plus(contended(peer, peerB, "c-peer-" + run));
             report.add(figure + "contended, 4 threads on 2 nodes", store,
                     String.format(Locale.ROOT, "%.0f acq/s", oursContended.perSecond()),
                     String.format(Locale.ROOT, "%.0f acq/s", peerContended.perSecond()),
@@ -95,7 +99,17 @@ final class PeerBench {
     }
 
     /** What the threads of {@link #contended} took: acquisitions per second, and per thread. */
-    private record Contended(double perSecond, long[] perThread) {
+    private record Contended(long nanos, long[] perThread) {
+        double perSecond() {
+            return Arrays.stream(perThread).sum() / (nanos / 1e9);
+        }
+
+        Contended plus(Contended turn) {
+            long[] sum = perThread.clone();
+            Arrays.setAll(sum, t -> sum[t] + turn.perThread[t]);
+            return new Contended(nanos + turn.nanos, sum);
+        }
+
         String fairness() {
             long most = Arrays.stream(perThread).max().orElse(0);
             long fewest = Arrays.stream(perThread).min().orElse(0);
@@ -103,7 +117,7 @@ final class PeerBench {
         }
     }
 
-    /** One hot key taken and given back in a loop by 2 threads on node a and 2 on node b, for the throughput time. */
+    /** One hot key taken and given back in a loop by 2 threads on node a and 2 on node b, for the throughput time: one turn. */
     private Contended contended(Contender a, Contender b, String key) throws Exception {
         Contender[] nodes = {a, a, b, b};
         long[] counts = new long[nodes.length];
@@ -138,7 +152,7 @@ final class PeerBench {
         if (!failure.isEmpty()) {
             throw failure.get(0);
         }
-        return new Contended(Arrays.stream(counts).sum() / (took / 1e9), counts);
+        return new Contended(took, counts);
     }
 
     private static String waitingOf(Contender peer) {
