@@ -25,7 +25,10 @@ final class Rounds {
         return ROUNDS * perRound(settings);
     }
 
-    /** How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of round trips. */
+    /**
+     * How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of round trips, with
+     * settings whose warm-up has no least time.
+     */
     static int runs(Settings settings) {
         return settings.cycles() + ROUNDS * (leadIn(settings) + perRound(settings));
     }
@@ -33,7 +36,7 @@ final class Rounds {
     /** The total time of each cycle's measured runs, in the order given. */
     static long[] alternate(Settings settings, Cycle... cycles) throws Exception {
         for (Cycle cycle : cycles) {
-            repeat(cycle, settings.cycles());
+            warmUp(cycle, settings);
         }
         long[] nanos = new long[cycles.length];
         for (int round = 0; round < ROUNDS; round++) {
@@ -45,6 +48,15 @@ final class Rounds {
             }
         }
         return nanos;
+    }
+
+    /** Runs {@code cycle} as many times as it is measured, and on until the settings' least warm-up time has passed. */
+    private static void warmUp(Cycle cycle, Settings settings) throws Exception {
+        long until = System.nanoTime() + settings.warmUp().toNanos();
+        repeat(cycle, settings.cycles());
+        while (System.nanoTime() - until < 0) {
+            repeat(cycle, perRound(settings));
+        }
     }
 
     /** How many times {@link #alternate} times each cycle in one round. */
