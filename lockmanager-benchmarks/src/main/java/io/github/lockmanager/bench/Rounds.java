@@ -26,10 +26,15 @@ final class Rounds {
     }
 
     /**
-     * How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of round trips, with
-     * settings whose warm-up has no least time.
+     * How many times {@link #alternate} runs each cycle in all, warm-up included: for counts of round trips.
+     *
+     * @throws IllegalArgumentException for settings with a least warm-up time, whose warm-up runs are not counted
      */
     static int runs(Settings settings) {
+        if (!settings.warmUp().isZero()) {
+            throw new IllegalArgumentException("a warm-up of at least " + settings.warmUp() + " runs an uncounted "
+                    + "number of cycles: count round trips with settings without one");
+        }
         return settings.cycles() + ROUNDS * (leadIn(settings) + perRound(settings));
     }
 

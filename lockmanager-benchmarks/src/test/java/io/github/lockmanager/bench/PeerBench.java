@@ -98,7 +98,7 @@ final class PeerBench {
         }
     }
 
-    /** What the threads of {@link #contended} took: acquisitions per second, and per thread. */
+    /** What the threads of {@link #contended} took, per thread, in how many nanoseconds. */
     private record Contended(long nanos, long[] perThread) {
         double perSecond() {
             return Arrays.stream(perThread).sum() / (nanos / 1e9);
