@@ -35,6 +35,11 @@ import java.util.function.UnaryOperator;
  * once when the store is made. Fencing tokens come from one counter, so they increase across all keys. It
  * {@linkplain #supportsModes() supports every lock mode}: a key may have several holders. Nothing survives the
  * JVM. {@link #close()} does nothing: the records stay for whoever else shares the instance.
+ *
+ * <p>A lock and its release cost one clock reading, the manager's: an acquisition is judged at the reading it was
+ * sent with ({@link #acquire(LockRequest, Duration, long)}), and a release reads no clock at all. It takes out the
+ * holder's own entry, also one whose lease ran out while nobody took the key (that answers {@code true}, where a
+ * store that expires records itself answers {@code false}): either way no one else's hold is touched.
  */
 public final class InMemoryLockStore implements LockStore {
     private final TimeSource time;
@@ -319,7 +324,11 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) {
-        long now = time.nanoTime();
+        return acquire(request, lease, time.nanoTime());
+    }
+
+    @Override
+    public AcquireResult acquire(LockRequest request, Duration lease, long now) {
         LockMode mode = request.mode();
         LockHandle handle = request.handle();
         while (true) {
@@ -405,7 +414,8 @@ public final class InMemoryLockStore implements LockStore {
                 if (holders.state() == state) {
                     return AcquireResult.acquired(recordOf(mine));
                 }
-                updateStripe(readers, stripe, holding(handle), without(handle));
+                Leaving leaving = new Leaving(handle);
+                updateStripe(readers, stripe, leaving, leaving, now);
                 return null;
             }
         }
@@ -417,13 +427,15 @@ public final class InMemoryLockStore implements LockStore {
      */
     private AcquireResult excludeReaders(LockKey key, Holders holders, AtomicReferenceArray<Entry> readers, Entry mine) {
         Predicate<Entry> own = holding(mine.handle());
-        Entry reader = firstReader(readers, e -> true, time.nanoTime());
+        long now = time.nanoTime();
+        Entry reader = firstReader(readers, e -> true, now);
         if (reader != null) {
-            update(key, holders, own, without(mine.handle()));
+            Leaving leaving = new Leaving(mine.handle());
+            update(key, holders, leaving, leaving, now);
             return AcquireResult.heldBy(recordOf(reader));
         }
         long token = fencingTokens.incrementAndGet();
-        Entry entered = update(key, holders, own, e -> own.test(e) ? e.withToken(token) : e);
+        Entry entered = update(key, holders, own, e -> own.test(e) ? e.withToken(token) : e, now);
         // null only if its lease ended meanwhile: it holds nothing, and no holder is to be named
         return entered != null ? AcquireResult.acquired(recordOf(entered.withToken(token))) : AcquireResult.heldBy(null);
     }
@@ -456,27 +468,31 @@ public final class InMemoryLockStore implements LockStore {
      * {@code concerned}: the first such holder, as it was before, or {@code null} if there is none (then nothing
      * changed). A holder with {@code handle} is looked for first in its stripe, where a shared holder sits.
      */
-    private Entry update(LockKey key, LockHandle handle, Predicate<Entry> concerned, UnaryOperator<Entry> change) {
+    private Entry update(LockKey key, LockHandle handle, Predicate<Entry> concerned, UnaryOperator<Entry> change,
+                         long now) {
         Holders holders = records.get(key);
-        if (holders == null) {
-            return null;
-        }
+        return holders != null ? update(key, holders, handle, concerned, change, now) : null;
+    }
+
+    /** {@link #update(LockKey, LockHandle, Predicate, UnaryOperator, long)} of the key's {@code holders}. */
+    private Entry update(LockKey key, Holders holders, LockHandle handle, Predicate<Entry> concerned,
+                         UnaryOperator<Entry> change, long now) {
         AtomicReferenceArray<Entry> readers = readersIn(holders.state());
         if (readers != null) {
-            Entry reader = updateStripe(readers, stripeOf(handle), concerned, change);
+            Entry reader = updateStripe(readers, stripeOf(handle), concerned, change, now);
             if (reader != null) {
                 return reader;
             }
         }
-        return update(key, holders, concerned, change);
+        return update(key, holders, concerned, change, now);
     }
 
     /**
      * {@link #update} of the holders in the key's state, apart from those in stripes. A key without stripes that is
      * left without holders becomes {@link Idle}.
      */
-    private Entry update(LockKey key, Holders holders, Predicate<Entry> concerned, UnaryOperator<Entry> change) {
-        long now = time.nanoTime();
+    private Entry update(LockKey key, Holders holders, Predicate<Entry> concerned, UnaryOperator<Entry> change,
+                         long now) {
         while (true) {
             Object state = holders.state();
             Entry chain = chainIn(state);
@@ -498,8 +514,7 @@ public final class InMemoryLockStore implements LockStore {
 
     /** {@link #update} of the shared holders in one stripe. */
     private Entry updateStripe(AtomicReferenceArray<Entry> readers, int stripe, Predicate<Entry> concerned,
-                               UnaryOperator<Entry> change) {
-        long now = time.nanoTime();
+                               UnaryOperator<Entry> change, long now) {
         while (true) {
             Entry chain = readers.get(stripe);
             Entry concernedHolder = first(chain, concerned, now);
@@ -549,9 +564,10 @@ public final class InMemoryLockStore implements LockStore {
     public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) {
         Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
         for (LockHandle handle : handles) {
-            long until = time.nanoTime() + lease.toNanos();
+            long now = time.nanoTime();
+            long until = now + lease.toNanos();
             Predicate<Entry> own = holding(handle);
-            Entry renewed = update(handle.key(), handle, own, e -> own.test(e) ? e.renewedUntil(until) : e);
+            Entry renewed = update(handle.key(), handle, own, e -> own.test(e) ? e.renewedUntil(until) : e, now);
             answers.put(handle, renewed != null ? stateOf(renewed) : HoldState.LOST);
         }
         return answers;
@@ -574,16 +590,52 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public boolean release(LockHandle handle) {
-        return update(handle.key(), handle, holding(handle), without(handle)) != null;
+        Holders holders = records.get(handle.key());
+        Entry own = holders != null ? anyEntryOf(holders.state(), handle) : null;
+        if (own == null) {
+            return false;
+        }
+        // judged at the holder's own lock time, not at a clock reading: its entry is live then, and a holder expired
+        // by then is expired now. An entry of ours whose lease ran out since, which nobody has taken the key from,
+        // is taken out too: that touches no one else's hold
+        Leaving leaving = new Leaving(handle);
+        return update(handle.key(), holders, handle, leaving, leaving, own.lockNanos()) != null;
+    }
+
+    /** The entry of {@code handle} in a key's {@code state}, live or not, in its stripe or in the chain; or {@code null}. */
+    private static Entry anyEntryOf(Object state, LockHandle handle) {
+        AtomicReferenceArray<Entry> readers = readersIn(state);
+        Entry own = readers != null ? entryIn(readers.get(stripeOf(handle)), handle) : null;
+        return own != null ? own : entryIn(chainIn(state), handle);
+    }
+
+    private static Entry entryIn(Entry chain, LockHandle handle) {
+        for (Entry e = chain; e != null; e = e.next()) {
+            if (e.handle().equals(handle)) {
+                return e;
+            }
+        }
+        return null;
     }
 
     private static Predicate<Entry> holding(LockHandle handle) {
         return e -> e.handle().equals(handle);
     }
 
-    /** The change that takes the holder with {@code handle} out of a chain and leaves the others as they are. */
-    private static UnaryOperator<Entry> without(LockHandle handle) {
-        return e -> e.handle().equals(handle) ? null : e;
+    /**
+     * The holder with {@code handle} leaving: the test that finds it, and the change that takes it out of a chain and
+     * leaves the others as they are, in one object.
+     */
+    private record Leaving(LockHandle handle) implements Predicate<Entry>, UnaryOperator<Entry> {
+        @Override
+        public boolean test(Entry entry) {
+            return entry.handle().equals(handle);
+        }
+
+        @Override
+        public Entry apply(Entry entry) {
+            return test(entry) ? null : entry;
+        }
     }
 
     @Override
@@ -622,10 +674,11 @@ public final class InMemoryLockStore implements LockStore {
         if (holders == null) {
             return false;
         }
-        boolean marked = update(key, holders, e -> true, Entry::abortMarked) != null;
+        long now = time.nanoTime();
+        boolean marked = update(key, holders, e -> true, Entry::abortMarked, now) != null;
         AtomicReferenceArray<Entry> readers = readersIn(holders.state());
         for (int i = 0; readers != null && i < STRIPES; i++) {
-            marked |= updateStripe(readers, i * STRIPE_SPACING, e -> true, Entry::abortMarked) != null;
+            marked |= updateStripe(readers, i * STRIPE_SPACING, e -> true, Entry::abortMarked, now) != null;
         }
         return marked;
     }
