@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
@@ -59,8 +58,8 @@ public final class InMemoryLockStore implements LockStore {
     private Stamp expiryStamp = Stamp.NONE;
     private final Map<LockKey, Holders> records = new ConcurrentHashMap<>();
     private final AtomicLong fencingTokens = new AtomicLong();
-    /** The keys that became idle lately, each at a random place; see {@link Idle}. */
-    private final AtomicReferenceArray<Idle> recentlyIdle = new AtomicReferenceArray<>(KEPT_IDLE);
+    /** The holders of keys that became idle lately, each at its key's place; see {@link Idle}. */
+    private final AtomicReferenceArray<Holders> recentlyIdle = new AtomicReferenceArray<>(KEPT_IDLE);
 
     /** How many keys whose last holder left keep their place in the map at most, for whoever takes them next. */
     static final int KEPT_IDLE = 1024;
@@ -210,19 +209,17 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     /**
-     * The state of a key whose last holder left, a new one each time. The key keeps its place in the map while the
-     * idle state stands at its random place among the {@link #KEPT_IDLE} recently idle: a key taken again and again
-     * then costs no map writes (a removal and an insertion per cycle, which 8 threads on one key also took turns
-     * for), and the keys kept idle stay few whatever the number of keys ever locked. The one it replaces there
-     * leaves the map if it is still idle.
+     * The state of a key whose last holder left, a new one each time. The key keeps its place in the map while its
+     * holders stand at the key's place among the {@link #KEPT_IDLE} recently idle: a key taken again and again then
+     * costs no map writes (a removal and an insertion per cycle, which 8 threads on one key also took turns for), and
+     * the keys kept idle stay few whatever the number of keys ever locked. The holders it replaces there leave the map
+     * if their key is idle.
      */
     private static final class Idle {
         private final LockKey key;
-        private final Holders holders;
 
-        Idle(LockKey key, Holders holders) {
+        Idle(LockKey key) {
             this.key = key;
-            this.holders = holders;
         }
     }
 
@@ -502,10 +499,10 @@ public final class InMemoryLockStore implements LockStore {
             }
             Entry next = successor(chain, now, change);
             Object nextState = state instanceof Striped striped ? new Striped(next, striped.readers)
-                    : next != null ? next : new Idle(key, holders);
+                    : next != null ? next : new Idle(key);
             if (holders.replace(state, nextState)) {
-                if (nextState instanceof Idle idle) {
-                    keepIdle(idle);
+                if (nextState instanceof Idle) {
+                    keepIdle(key, holders);
                 }
                 return concernedHolder;
             }
@@ -527,11 +524,22 @@ public final class InMemoryLockStore implements LockStore {
         }
     }
 
-    /** Puts {@code idle} among the recently idle, and the key whose idle state it replaces there out of the map. */
-    private void keepIdle(Idle idle) {
-        Idle replaced = recentlyIdle.getAndSet(ThreadLocalRandom.current().nextInt(KEPT_IDLE), idle);
-        if (replaced != null && replaced.holders.state() == replaced) {
-            takeOut(replaced.key, replaced.holders, replaced);
+    /**
+     * Puts the holders of {@code key}, just made idle, at the key's place among the recently idle unless they stand
+     * there already (a key taken again and again then writes there once), and the key of those it replaces out of the
+     * map if it is idle. The state was set before the place is read, and a replacer sets the place before it reads the
+     * state, so when the holders are pushed out meanwhile, either this sees it and puts them back, or the replacer
+     * sees the key idle and takes it out.
+     */
+    private void keepIdle(LockKey key, Holders holders) {
+        int h = key.hashCode();
+        int place = (h ^ (h >>> 16)) & (KEPT_IDLE - 1);
+        if (recentlyIdle.get(place) == holders) {
+            return;
+        }
+        Holders replaced = recentlyIdle.getAndSet(place, holders);
+        if (replaced != null && replaced != holders && replaced.state() instanceof Idle idle) {
+            takeOut(idle.key, replaced, idle);
         }
     }
 
