@@ -25,14 +25,20 @@ public final class LockKey {
     /** Cached as {@link String} caches its hash: stores hash a key on every call. 0 until computed. */
     private int hash;
 
-    private record Scope(LockLevel level, String farmId, String clientId) {
-        /**
-         * The first part of {@link LockKey#hashCode()}: the level's ordinal, not its identity hash, so that a key
-         * hashes alike in every JVM.
-         */
+    /**
+     * Its hash is the first part of {@link LockKey#hashCode()}, made once: every key of a manager shares one scope, and
+     * a store hashes each new key at once. It takes the level's ordinal, not its identity hash, so that a key hashes
+     * alike in every JVM.
+     */
+    private record Scope(LockLevel level, String farmId, String clientId, int hash) {
+        static Scope of(LockLevel level, String farmId, String clientId) {
+            return new Scope(level, farmId, clientId,
+                    (level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode());
+        }
+
         @Override
         public int hashCode() {
-            return (level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode();
+            return hash;
         }
     }
 
@@ -44,12 +50,12 @@ public final class LockKey {
 
     /** A key of {@link LockLevel#DC}, scoped to {@code farmId}. */
     public static LockKey dc(String farmId, String clientId, String name) {
-        return new LockKey(new Scope(LockLevel.DC, requireId("farmId", farmId), requireId("clientId", clientId)), name);
+        return new LockKey(Scope.of(LockLevel.DC, requireId("farmId", farmId), requireId("clientId", clientId)), name);
     }
 
     /** A key of {@link LockLevel#XDC}. */
     public static LockKey xdc(String clientId, String name) {
-        return new LockKey(new Scope(LockLevel.XDC, null, requireId("clientId", clientId)), name);
+        return new LockKey(Scope.of(LockLevel.XDC, null, requireId("clientId", clientId)), name);
     }
 
     /** The key at {@code level}; {@code farmId} is used for {@link LockLevel#DC} only. */
