@@ -69,6 +69,24 @@ class InMemoryIdleKeysTest {
         assertThat(store.purgeIdleRecords()).isZero();
     }
 
+    /**
+     * A key taken again and again writes its place among the recently idle once: when each release took a place of
+     * its own, a hot key pushed every other idle key out of the map, to be inserted again by its next taker.
+     */
+    @Test
+    void aHotKeyDoesNotPushOtherIdleKeysOut() {
+        int others = 100;
+        for (int i = 0; i < others; i++) {
+            takeAndRelease("order-" + i);
+        }
+        for (int i = 0; i < 10 * InMemoryLockStore.KEPT_IDLE; i++) {
+            takeAndRelease("hot");
+        }
+
+        // keys whose places coincide push each other out: a few of the hundred may be gone
+        assertThat(store.purgeIdleRecords()).isGreaterThan(others * 9 / 10);
+    }
+
     @Test
     void aKeyTakenAgainStaysHeldWhenItsEarlierIdleStateIsPushedOut() {
         LockHandle first = handle("job");
