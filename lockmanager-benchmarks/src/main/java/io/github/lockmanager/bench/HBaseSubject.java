@@ -15,15 +15,19 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.VersionInfo;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An HBase mini cluster started for the run. The raw baseline is a check-and-mutate put if absent plus a
@@ -44,12 +48,16 @@ final class HBaseSubject implements Subject {
     private final HBaseLockStore store;
     private final Table table;
     private final Set<String> sharedRows = ConcurrentHashMap.newKeySet();
+    private final Map<String, Long> proposedTokens = new ConcurrentHashMap<>();
+    /** The lock table with the executor HBase hands a multi-mutation to running it in the calling thread. */
+    private final Table callerRunsTable;
 
     HBaseSubject() throws Exception {
         cluster.startMiniCluster();
         store = HBaseLockStore.builder(cluster.getConnection()).tableName(TABLE.getNameAsString()).build();
         store.initialize();
         table = cluster.getConnection().getTable(TABLE);
+        callerRunsTable = cluster.getConnection().getTableBuilder(TABLE, new CallerRuns()).build();
     }
 
     /** The lock table, for work beside the store's. */
@@ -110,7 +118,8 @@ final class HBaseSubject implements Subject {
 
     /*
      * The store's acquire is one RowMutations (the owner cell with the lease as its TTL, the details cell without a
-     * TTL, the counter's increment that returns the fencing token); these cycles add its parts one at a time.
+     * TTL, the counter's increment that returns the fencing token); these cycles add its parts one at a time, then
+     * set beside it a way of sending it and two single mutations that the store does not use.
      */
     @Override
     public Map<String, RawCycle> acquireParts() {
@@ -139,8 +148,19 @@ final class HBaseSubject implements Subject {
             all.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
             takeThenFree(row, value, ifFree(row).build(all));
         });
+        parts.put("for comparison, not the store's: that RowMutations sent from the calling thread, not handed to "
+                + "the table's pool", (key, owner) -> {
+            byte[] row = Bytes.toBytes("parts6#" + key);
+            byte[] value = Bytes.toBytes(owner);
+            RowMutations all = ownerAndDetails(row, value);
+            all.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
+            takeThenFree(callerRunsTable, row, value, ifFree(row).build(all),
+                    new Put(row).addColumn(FAMILY, OWNER, new byte[0]));
+        });
         parts.put("for comparison, not the store's: one Append of owner and details, returning its cells",
                 this::appendOwnerAndDetails);
+        parts.put("for comparison, not the store's: one Put of owner, details and a token the client proposes, "
+                + "under a filter that the row's token is lower", this::putProposedToken);
         return parts;
     }
 
@@ -155,6 +175,27 @@ final class HBaseSubject implements Subject {
         takeThenFree(row, value, ifFree(row).build(new Append(row).addColumn(FAMILY, OWNER, value)
                         .addColumn(FAMILY, META, DETAILS).setTTL(LEASE_MILLIS)),
                 new Put(row).addColumn(FAMILY, OWNER, new byte[0]).addColumn(FAMILY, META, new byte[0]));
+    }
+
+    /*
+     * A token the server checks without reading for it: the client proposes one above the last it saw (its clock in
+     * microseconds), and the write applies only while the row's token is lower. The filter condition needs the row to
+     * exist, as the store's shared holders' does.
+     */
+    private void putProposedToken(String key, String owner) throws IOException {
+        byte[] row = Bytes.toBytes("parts7#" + key);
+        byte[] value = Bytes.toBytes(owner);
+        if (proposedTokens.putIfAbsent(key, 0L) == null) {
+            table.put(new Put(row).addColumn(FAMILY, COUNTER, Bytes.toBytes(0L)));
+        }
+        long token = Math.max(System.currentTimeMillis() * 1000, proposedTokens.get(key) + 1);
+        SingleColumnValueFilter free = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, new byte[0]);
+        SingleColumnValueFilter lower = new SingleColumnValueFilter(FAMILY, COUNTER, CompareOperator.LESS,
+                Bytes.toBytes(token));
+        takeThenFree(row, value, CheckAndMutate.newBuilder(row).ifMatches(new FilterList(free, lower))
+                .build(new Put(row).addColumn(FAMILY, OWNER, value).addColumn(FAMILY, META, DETAILS)
+                        .addColumn(FAMILY, COUNTER, Bytes.toBytes(token)).setTTL(LEASE_MILLIS)));
+        proposedTokens.put(key, token);
     }
 
     private static CheckAndMutate.Builder ifFree(byte[] row) {
@@ -174,6 +215,11 @@ final class HBaseSubject implements Subject {
     }
 
     private void takeThenFree(byte[] row, byte[] owner, CheckAndMutate take, Put free) throws IOException {
+        takeThenFree(table, row, owner, take, free);
+    }
+
+    private static void takeThenFree(Table table, byte[] row, byte[] owner, CheckAndMutate take, Put free)
+            throws IOException {
         if (!table.checkAndMutate(take).isSuccess()) {
             throw new IllegalStateException("row " + Bytes.toStringBinary(row) + " was not free: the cycle before "
                     + "it did not release it");
@@ -220,6 +266,43 @@ final class HBaseSubject implements Subject {
     @Override
     public void close() throws Exception {
         table.close();
+        callerRunsTable.close();
         cluster.shutdownMiniCluster();
+    }
+
+    /** Runs each task in the thread that submits it; nothing to shut down. */
+    private static final class CallerRuns extends AbstractExecutorService {
+        private volatile boolean shutdown;
+
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
+
+        @Override
+        public void shutdown() {
+            shutdown = true;
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shutdown = true;
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return shutdown;
+        }
     }
 }
