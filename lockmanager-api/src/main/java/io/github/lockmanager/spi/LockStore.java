@@ -56,9 +56,10 @@ public interface LockStore extends AutoCloseable {
      * {@link #leaseClock()} taken just before the call. A store that measures leases by that clock may judge the
      * request at that reading rather than read the clock again. The reading is never later than one of its own
      * would be, so both ways it errs are safe: a lease granted from it ends no later than the one the caller counts
-     * on, and a holder whose lease ends between the reading and the call still counts as live. The lock manager calls this one only when its own time source is the store's lease
-     * clock, and counts the lease it is granted from the same reading. The default ignores the reading and passes
-     * the call to the two-argument form, so a decorator that overrides only that one still sees every acquisition.
+     * on, and a holder whose lease ends between the reading and the call still counts as live. The lock manager
+     * calls this one only when its own time source is the store's lease clock, and counts the lease it is granted
+     * from the same reading. The default ignores the reading and passes the call to the two-argument form, so a
+     * decorator that overrides only that one still sees every acquisition.
      */
     default AcquireResult acquire(LockRequest request, Duration lease, long sentAtNanos) throws LockManagerException {
         return acquire(request, lease);

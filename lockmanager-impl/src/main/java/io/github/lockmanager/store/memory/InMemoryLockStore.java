@@ -610,7 +610,10 @@ public final class InMemoryLockStore implements LockStore {
         return update(handle.key(), holders, handle, leaving, leaving, own.lockNanos()) != null;
     }
 
-    /** The entry of {@code handle} in a key's {@code state}, live or not, in its stripe or in the chain; or {@code null}. */
+    /**
+     * The entry of {@code handle} in a key's {@code state}, live or not, in its stripe or in the chain; or
+     * {@code null}.
+     */
     private static Entry anyEntryOf(Object state, LockHandle handle) {
         AtomicReferenceArray<Entry> readers = readersIn(state);
         Entry own = readers != null ? entryIn(readers.get(stripeOf(handle)), handle) : null;
