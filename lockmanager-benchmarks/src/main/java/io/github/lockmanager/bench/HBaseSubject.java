@@ -144,18 +144,13 @@ final class HBaseSubject implements Subject {
         parts.put("that RowMutations with the counter's Increment (the store's acquire)", (key, owner) -> {
             byte[] row = Bytes.toBytes("parts4#" + key);
             byte[] value = Bytes.toBytes(owner);
-            RowMutations all = ownerAndDetails(row, value);
-            all.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
-            takeThenFree(row, value, ifFree(row).build(all));
+            takeThenFree(row, value, ifFree(row).build(storesAcquire(row, value)));
         });
         parts.put("for comparison, not the store's: that RowMutations sent from the calling thread, not handed to "
                 + "the table's pool", (key, owner) -> {
             byte[] row = Bytes.toBytes("parts6#" + key);
             byte[] value = Bytes.toBytes(owner);
-            RowMutations all = ownerAndDetails(row, value);
-            all.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
-            takeThenFree(callerRunsTable, row, value, ifFree(row).build(all),
-                    new Put(row).addColumn(FAMILY, OWNER, new byte[0]));
+            takeThenFree(callerRunsTable, row, value, ifFree(row).build(storesAcquire(row, value)), freeOwner(row));
         });
         parts.put("for comparison, not the store's: one Append of owner and details, returning its cells",
                 this::appendOwnerAndDetails);
@@ -202,6 +197,18 @@ final class HBaseSubject implements Subject {
         return CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, new byte[0]);
     }
 
+    /** The store's acquire: the owner and details Puts with the counter's Increment. */
+    private static RowMutations storesAcquire(byte[] row, byte[] owner) throws IOException {
+        RowMutations all = ownerAndDetails(row, owner);
+        all.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
+        return all;
+    }
+
+    /** The store's release: the owner cell written empty. */
+    private static Put freeOwner(byte[] row) {
+        return new Put(row).addColumn(FAMILY, OWNER, new byte[0]);
+    }
+
     private static RowMutations ownerAndDetails(byte[] row, byte[] owner) throws IOException {
         RowMutations mutations = new RowMutations(row);
         mutations.add(new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(LEASE_MILLIS));
@@ -211,7 +218,7 @@ final class HBaseSubject implements Subject {
 
     /** Takes the row with {@code take}, then frees it as the store releases: its owner cell written empty. */
     private void takeThenFree(byte[] row, byte[] owner, CheckAndMutate take) throws IOException {
-        takeThenFree(row, owner, take, new Put(row).addColumn(FAMILY, OWNER, new byte[0]));
+        takeThenFree(row, owner, take, freeOwner(row));
     }
 
     private void takeThenFree(byte[] row, byte[] owner, CheckAndMutate take, Put free) throws IOException {
