@@ -6,7 +6,11 @@ import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.AsyncConnection;
+import org.apache.hadoop.hbase.client.AsyncTable;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
@@ -22,12 +26,9 @@ import org.apache.hadoop.hbase.util.VersionInfo;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An HBase mini cluster started for the run. The raw baseline is a check-and-mutate put if absent plus a
@@ -49,15 +50,17 @@ final class HBaseSubject implements Subject {
     private final Table table;
     private final Set<String> sharedRows = ConcurrentHashMap.newKeySet();
     private final Map<String, Long> proposedTokens = new ConcurrentHashMap<>();
-    /** The lock table with the executor HBase hands a multi-mutation to running it in the calling thread. */
-    private final Table callerRunsTable;
+    /** The store's kind of client: HBase's async one, each call waited for by the calling thread. */
+    private final AsyncConnection asyncConnection;
+    private final AsyncTable<?> asyncTable;
 
     HBaseSubject() throws Exception {
         cluster.startMiniCluster();
         store = HBaseLockStore.builder(cluster.getConnection()).tableName(TABLE.getNameAsString()).build();
         store.initialize();
         table = cluster.getConnection().getTable(TABLE);
-        callerRunsTable = cluster.getConnection().getTableBuilder(TABLE, new CallerRuns()).build();
+        asyncConnection = ConnectionFactory.createAsyncConnection(cluster.getConfiguration()).get();
+        asyncTable = asyncConnection.getTable(TABLE);
     }
 
     /** The lock table, for work beside the store's. */
@@ -119,7 +122,8 @@ final class HBaseSubject implements Subject {
     /*
      * The store's acquire is one RowMutations (the owner cell with the lease as its TTL, the details cell without a
      * TTL, the counter's increment that returns the fencing token); these cycles add its parts one at a time, then
-     * set beside it a way of sending it and two single mutations that the store does not use.
+     * send it as the store does, through the async client, and set beside it two single mutations that the store
+     * does not use.
      */
     @Override
     public Map<String, RawCycle> acquireParts() {
@@ -141,16 +145,23 @@ final class HBaseSubject implements Subject {
             byte[] value = Bytes.toBytes(owner);
             takeThenFree(row, value, ifFree(row).build(ownerAndDetails(row, value)));
         });
-        parts.put("that RowMutations with the counter's Increment (the store's acquire)", (key, owner) -> {
+        parts.put("that RowMutations with the counter's Increment (the store's acquire), sent through the "
+                + "synchronous client, which hands it to the table's thread pool", (key, owner) -> {
             byte[] row = Bytes.toBytes("parts4#" + key);
             byte[] value = Bytes.toBytes(owner);
             takeThenFree(row, value, ifFree(row).build(storesAcquire(row, value)));
         });
-        parts.put("for comparison, not the store's: that RowMutations sent from the calling thread, not handed to "
-                + "the table's pool", (key, owner) -> {
+        parts.put("the store's acquire and release, sent through the async client as the store sends them",
+                (key, owner) -> {
             byte[] row = Bytes.toBytes("parts6#" + key);
             byte[] value = Bytes.toBytes(owner);
-            takeThenFree(callerRunsTable, row, value, ifFree(row).build(storesAcquire(row, value)), freeOwner(row));
+            takeThenFreeAsync(row, value, ifFree(row).build(storesAcquire(row, value)));
+        });
+        parts.put("for comparison: the baseline's Put, taken and freed through the async client", (key, owner) -> {
+            byte[] row = Bytes.toBytes("parts8#" + key);
+            byte[] value = Bytes.toBytes(owner);
+            takeThenFreeAsync(row, value, ifFree(row).build(new Put(row).addColumn(FAMILY, OWNER, value)
+                    .setTTL(LEASE_MILLIS)));
         });
         parts.put("for comparison, not the store's: one Append of owner and details, returning its cells",
                 this::appendOwnerAndDetails);
@@ -222,16 +233,21 @@ final class HBaseSubject implements Subject {
     }
 
     private void takeThenFree(byte[] row, byte[] owner, CheckAndMutate take, Put free) throws IOException {
-        takeThenFree(table, row, owner, take, free);
+        requireTaken(row, table.checkAndMutate(take));
+        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(free));
     }
 
-    private static void takeThenFree(Table table, byte[] row, byte[] owner, CheckAndMutate take, Put free)
-            throws IOException {
-        if (!table.checkAndMutate(take).isSuccess()) {
+    private void takeThenFreeAsync(byte[] row, byte[] owner, CheckAndMutate take) throws Exception {
+        requireTaken(row, asyncTable.checkAndMutate(take).get());
+        asyncTable.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(freeOwner(row)))
+                .get();
+    }
+
+    private static void requireTaken(byte[] row, CheckAndMutateResult taken) {
+        if (!taken.isSuccess()) {
             throw new IllegalStateException("row " + Bytes.toStringBinary(row) + " was not free: the cycle before "
                     + "it did not release it");
         }
-        table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(free));
     }
 
     /*
@@ -273,43 +289,7 @@ final class HBaseSubject implements Subject {
     @Override
     public void close() throws Exception {
         table.close();
-        callerRunsTable.close();
+        asyncConnection.close();
         cluster.shutdownMiniCluster();
-    }
-
-    /** Runs each task in the thread that submits it; nothing to shut down. */
-    private static final class CallerRuns extends AbstractExecutorService {
-        private volatile boolean shutdown;
-
-        @Override
-        public void execute(Runnable task) {
-            task.run();
-        }
-
-        @Override
-        public void shutdown() {
-            shutdown = true;
-        }
-
-        @Override
-        public List<Runnable> shutdownNow() {
-            shutdown = true;
-            return List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, TimeUnit unit) {
-            return shutdown;
-        }
     }
 }

@@ -6,7 +6,6 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Increment;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -28,7 +27,7 @@ final class FencingCounter {
      * The acquisition {@code record}, written with the counter cell {@code counter}, with its final token; moving
      * the counter is conditional on {@code mine}, the acquisition still holding the row.
      */
-    static AcquireResult settle(Table table, byte[] row, Filter mine, LockRecord record, Cell counter)
+    static AcquireResult settle(LockTable table, byte[] row, Filter mine, LockRecord record, Cell counter)
             throws IOException {
         if (record.fencingToken() != 1) {
             return AcquireResult.acquired(record);

@@ -23,9 +23,11 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableExistsException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.AsyncConnection;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
@@ -35,7 +37,6 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -51,8 +52,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.ABORT;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.COUNTER;
@@ -83,12 +84,11 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
  * row stays below {@code 1000 * (its last acquisition + 1 ms)}, and a row created after the purge starts above
  * all of them, as long as the region servers' clocks agree within the retention.
  *
- * <p>The store uses the {@link Connection} it is given; {@link #close()} closes it only when the builder was
- * told so with {@link Builder#closeConnectionOnClose(boolean)}. Each call takes a light {@link Table} of its own
- * (tables are not thread-safe) bounded by the call's remaining time, all sharing one executor for batch calls,
- * whose daemon threads ({@code lockmanager-hbase-<table>}) end 60 s after their last batch and on {@link
- * #close()}: without a shared executor every such table would build and tear down a thread pool of its own,
- * measured at about a third of an uncontended lock+unlock. Thread-safe.
+ * <p>The store uses the {@link Connection} it is given for {@link #initialize()}, and closes it on {@link #close()}
+ * only when the builder was told so with {@link Builder#closeConnectionOnClose(boolean)}. Its lock calls go through
+ * an {@link AsyncConnection} of its own, opened from that connection's configuration at the first call and closed on
+ * {@link #close()}: the calling thread only waits for each, so an interrupt always reaches it ({@link LockTable}).
+ * Thread-safe.
  */
 public final class HBaseLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(HBaseLockStore.class);
@@ -99,8 +99,10 @@ public final class HBaseLockStore implements LockStore {
     private final Duration operationTimeout;
     private final Duration idleRecordRetention;
     private final RetryPolicy retries;
-    private final ExecutorService batchPool;
     private final SharedHolders holders = new SharedHolders();
+    /** The calls' connection ({@link LockTable} says why async): opened at the first call, again if that failed. */
+    private final AtomicReference<CompletableFuture<AsyncConnection>> asyncConnection = new AtomicReference<>();
+    private volatile boolean closed;
 
     private HBaseLockStore(Builder builder) {
         this.connection = builder.connection;
@@ -109,12 +111,6 @@ public final class HBaseLockStore implements LockStore {
         this.operationTimeout = builder.getOperationTimeout();
         this.idleRecordRetention = builder.getIdleRecordRetention();
         this.retries = builder.getRetries();
-        String threadName = "lockmanager-hbase-" + tableName.getNameAsString();
-        this.batchPool = Executors.newCachedThreadPool(task -> {
-            Thread thread = new Thread(task, threadName);
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     public static Builder builder(Connection connection) {
@@ -265,7 +261,7 @@ public final class HBaseLockStore implements LockStore {
      * The acquisition {@code granted} if {@code write} applies (its token from the counter the write moved), or if
      * it times out and the row shows it applied; {@code null} if refused.
      */
-    private static AcquireResult takeIf(Table table, byte[] row, CheckAndMutate write, LockRecord granted)
+    private static AcquireResult takeIf(LockTable table, byte[] row, CheckAndMutate write, LockRecord granted)
             throws IOException {
         CheckAndMutateResult written;
         try {
@@ -289,7 +285,7 @@ public final class HBaseLockStore implements LockStore {
     }
 
     /** This acquisition if {@code read} shows it as the row's owner, else a refusal naming a holder. */
-    private static AcquireResult ownOr(Table table, byte[] row, Result read, LockHandle handle) throws IOException {
+    private static AcquireResult ownOr(LockTable table, byte[] row, Result read, LockHandle handle) throws IOException {
         Optional<LockRecord> current = LockRows.exclusive(read);
         if (current.isPresent() && current.get().handle().equals(handle)) {
             return settle(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
@@ -297,7 +293,8 @@ public final class HBaseLockStore implements LockStore {
         return AcquireResult.heldBy(current.or(() -> LockRows.anyHolder(read)).orElse(null));
     }
 
-    private static AcquireResult settle(Table table, byte[] row, LockRecord record, Cell counter) throws IOException {
+    private static AcquireResult settle(LockTable table, byte[] row, LockRecord record, Cell counter)
+            throws IOException {
         return FencingCounter.settle(table, row,
                 HolderFilters.is(OWNER, Bytes.toBytes(record.handle().ownerToken())), record, counter);
     }
@@ -322,17 +319,17 @@ public final class HBaseLockStore implements LockStore {
                         .build(leasedOwner(row, owner, leaseMillis)));
                 actions.add(new Get(row).addColumn(FAMILY, ABORT));
             }
-            Object[] results = batch(table, actions);
+            List<Object> results = table.batch(actions);
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             for (int i = 0; i < handles.size(); i++) {
                 LockHandle handle = handles.get(i);
                 if (slotted.get(i) != null) {
-                    answers.put(handle, holders.renewed(handle, slotted.get(i), (CheckAndMutateResult) results[2 * i],
-                            (Result) results[2 * i + 1]));
+                    answers.put(handle, holders.renewed(handle, slotted.get(i),
+                            (CheckAndMutateResult) results.get(2 * i), (Result) results.get(2 * i + 1)));
                     continue;
                 }
-                boolean renewed = ((CheckAndMutateResult) results[2 * i]).isSuccess();
-                byte[] abortFor = ((Result) results[2 * i + 1]).getValue(FAMILY, ABORT);
+                boolean renewed = ((CheckAndMutateResult) results.get(2 * i)).isSuccess();
+                byte[] abortFor = ((Result) results.get(2 * i + 1)).getValue(FAMILY, ABORT);
                 answers.put(handle, HoldState.of(renewed, Arrays.equals(abortFor, Bytes.toBytes(handle.ownerToken()))));
             }
             return answers;
@@ -350,15 +347,15 @@ public final class HBaseLockStore implements LockStore {
                 gets.add(held != null ? SharedHolders.checkOf(held)
                         : new Get(rowKey(handle.key().storageKey())).addColumn(FAMILY, OWNER).addColumn(FAMILY, ABORT));
             }
-            Result[] results = table.get(gets);
+            List<Result> results = table.get(gets);
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             for (int i = 0; i < handles.size(); i++) {
                 if (slotted.get(i) != null) {
-                    answers.put(handles.get(i), holders.checked(handles.get(i), slotted.get(i), results[i]));
+                    answers.put(handles.get(i), holders.checked(handles.get(i), slotted.get(i), results.get(i)));
                     continue;
                 }
                 byte[] owner = Bytes.toBytes(handles.get(i).ownerToken());
-                Result result = results[i];
+                Result result = results.get(i);
                 answers.put(handles.get(i), HoldState.of(Arrays.equals(owner, result.getValue(FAMILY, OWNER)),
                         Arrays.equals(owner, result.getValue(FAMILY, ABORT))));
             }
@@ -403,7 +400,7 @@ public final class HBaseLockStore implements LockStore {
             SingleColumnValueFilter locked = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.NOT_EQUAL, FREE);
             locked.setFilterIfMissing(true);
             List<LockRecord> records = new ArrayList<>();
-            try (ResultScanner scanner = table.getScanner(new Scan().addFamily(FAMILY).setFilter(locked).setCaching(500))) {
+            try (ResultScanner scanner = table.scanner(new Scan().addFamily(FAMILY).setFilter(locked).setCaching(500))) {
                 for (Result result : scanner) {
                     records.addAll(LockRows.records(result));
                 }
@@ -450,7 +447,7 @@ public final class HBaseLockStore implements LockStore {
             FilterList unowned = new FilterList(FilterList.Operator.MUST_PASS_ONE, free,
                     new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, SHARED_OWNER));
             int purged = 0;
-            try (ResultScanner scanner = table.getScanner(new Scan().addFamily(FAMILY).setFilter(unowned).setCaching(500))) {
+            try (ResultScanner scanner = table.scanner(new Scan().addFamily(FAMILY).setFilter(unowned).setCaching(500))) {
                 for (Result result : scanner) {
                     byte[] counter = result.getValue(FAMILY, COUNTER);
                     long newest = newestCell(result);
@@ -478,7 +475,11 @@ public final class HBaseLockStore implements LockStore {
 
     @Override
     public void close() {
-        batchPool.shutdown();
+        closed = true;
+        CompletableFuture<AsyncConnection> opened = asyncConnection.getAndSet(null);
+        if (opened != null) {
+            opened.thenAccept(HBaseLockStore::close);
+        }
         if (closeConnection) {
             try {
                 connection.close();
@@ -519,25 +520,45 @@ public final class HBaseLockStore implements LockStore {
         return new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(leaseMillis);
     }
 
-    private static Object[] batch(Table table, List<Row> actions) throws IOException, InterruptedException {
-        Object[] results = new Object[actions.size()];
-        table.batch(actions, results);
-        return results;
-    }
-
     @FunctionalInterface
     interface TableCall<T> {
-        T run(Table table) throws IOException, InterruptedException;
+        T run(LockTable table) throws IOException;
     }
 
-    /** Runs {@code body} on a table of its own, retried as the store's policy says, within the operation timeout. */
+    /** Runs {@code body} on the table, retried as the store's policy says, within the operation timeout. */
     <T> T call(String what, TableCall<T> body) throws LockManagerException {
         return retries.call(what + " in HBase table " + tableName, operationTimeout, FAILURES, remaining -> {
-            try (Table table = connection.getTableBuilder(tableName, batchPool)
-                    .setOperationTimeout((int) Math.min(Integer.MAX_VALUE, remaining)).build()) {
-                return body.run(table);
-            }
+            return body.run(LockTable.of(asyncConnection(), tableName, remaining));
         });
+    }
+
+    private CompletableFuture<AsyncConnection> asyncConnection() throws DoNotRetryIOException {
+        while (true) {
+            CompletableFuture<AsyncConnection> current = asyncConnection.get();
+            if (closed) {
+                throw new DoNotRetryIOException(this + " is closed");
+            }
+            if (current != null && !current.isCompletedExceptionally()) {
+                return current;
+            }
+            // the same configuration and, as the connection of most applications, the current user
+            CompletableFuture<AsyncConnection> opening = ConnectionFactory.createAsyncConnection(
+                    connection.getConfiguration());
+            if (asyncConnection.compareAndSet(current, opening) && !closed) {
+                return opening;
+            }
+            // another call opened one first, or the store closed meanwhile
+            asyncConnection.compareAndSet(opening, null);
+            opening.thenAccept(HBaseLockStore::close);
+        }
+    }
+
+    private static void close(AsyncConnection opened) {
+        try {
+            opened.close();
+        } catch (IOException e) {
+            log.warn("Closing the HBase async connection of the lock store failed: {}", e.toString());
+        }
     }
 
     private static final RetryPolicy.Classifier FAILURES = e -> e instanceof IOException

@@ -17,7 +17,6 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.RowMutations;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import java.io.IOException;
@@ -202,7 +201,7 @@ public final class HBaseRowData {
      * writes the same values again), and a write that released the lock is known by the {@code r} cell it left,
      * which names the acquisition that released with it.
      */
-    private static boolean written(Table table, byte[] row, byte[] owner, RowMutations mutations, boolean release)
+    private static boolean written(LockTable table, byte[] row, byte[] owner, RowMutations mutations, boolean release)
             throws IOException {
         try {
             if (table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(mutations))
@@ -219,7 +218,7 @@ public final class HBaseRowData {
         return release && releasedBy(table, row, owner);
     }
 
-    private static boolean releasedBy(Table table, byte[] row, byte[] owner) throws IOException {
+    private static boolean releasedBy(LockTable table, byte[] row, byte[] owner) throws IOException {
         return Arrays.equals(owner, table.get(new Get(row).addColumn(FAMILY, RELEASED_BY)).getValue(FAMILY, RELEASED_BY));
     }
 

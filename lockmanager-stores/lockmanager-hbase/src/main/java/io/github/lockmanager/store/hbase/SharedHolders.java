@@ -18,7 +18,6 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import java.io.IOException;
@@ -72,7 +71,7 @@ final class SharedHolders {
      * One round trip when the guessed slot is free and nothing conflicts; on a refusal, a read tells a conflict
      * (answered with the holder) from a taken slot or a new row (tried again).
      */
-    AcquireResult acquire(Table table, LockRequest request, long leaseMillis) throws IOException {
+    AcquireResult acquire(LockTable table, LockRequest request, long leaseMillis) throws IOException {
         LockHandle handle = request.handle();
         String key = handle.key().storageKey();
         byte[] row = rowKey(key);
@@ -139,7 +138,7 @@ final class SharedHolders {
     }
 
     /** The acquisition if the row shows it in a slot (which may not be {@code claimed}), else {@code null}. */
-    private AcquireResult ownIn(Table table, Result read, LockRequest request, HolderCell cell, byte[] prefix,
+    private AcquireResult ownIn(LockTable table, Result read, LockRequest request, HolderCell cell, byte[] prefix,
                                 int claimed) throws IOException {
         int slot = LockRows.slotStartingWith(read, prefix);
         if (slot < 0) {
@@ -156,7 +155,7 @@ final class SharedHolders {
         return result;
     }
 
-    private AcquireResult granted(Table table, LockRequest request, HolderCell cell, byte[] prefix, int slot,
+    private AcquireResult granted(LockTable table, LockRequest request, HolderCell cell, byte[] prefix, int slot,
                                   Cell counter) throws IOException {
         LockHandle handle = request.handle();
         byte[] row = rowKey(handle.key().storageKey());
@@ -212,7 +211,7 @@ final class SharedHolders {
      * one, and if others (of other nodes) remain, writes its slot plainly in a second round trip. Two holders that
      * leave at once may both take the plain write and leave the mark; the next exclusive acquisition clears it.
      */
-    boolean release(Table table, LockHandle handle, Held held) throws IOException {
+    boolean release(LockTable table, LockHandle handle, Held held) throws IOException {
         byte[] row = held.row();
         byte[] column = holder(held.slot());
         Put free = new Put(row).addColumn(FAMILY, column, FREE);
@@ -247,7 +246,7 @@ final class SharedHolders {
      * node), found by its owner token in the row. The row's mark stays when it was the last holder: the next
      * exclusive acquisition takes over a mark with no live holder behind it.
      */
-    static boolean releaseForeign(Table table, LockHandle handle, byte[] row) throws IOException {
+    static boolean releaseForeign(LockTable table, LockHandle handle, byte[] row) throws IOException {
         for (Cell cell : table.get(LockRows.fullRow(row)).rawCells()) {
             int slot = HBaseTableLayout.slotOf(CellUtil.cloneQualifier(cell));
             if (slot < 0 || cell.getValueLength() == 0) {
@@ -264,7 +263,7 @@ final class SharedHolders {
     }
 
     /** Marks every live holder in the slots of {@code read}'s row for abort, in one batch. */
-    static boolean markAbort(Table table, Result read) throws IOException, InterruptedException {
+    static boolean markAbort(LockTable table, Result read) throws IOException {
         List<Row> marks = new ArrayList<>();
         byte[] row = read.getRow();
         for (Cell cell : read.rawCells()) {
@@ -279,8 +278,6 @@ final class SharedHolders {
         if (marks.isEmpty()) {
             return false;
         }
-        Object[] results = new Object[marks.size()];
-        table.batch(marks, results);
-        return Arrays.stream(results).anyMatch(r -> r instanceof CheckAndMutateResult c && c.isSuccess());
+        return table.batch(marks).stream().anyMatch(r -> r instanceof CheckAndMutateResult c && c.isSuccess());
     }
 }

@@ -35,6 +35,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -178,6 +180,52 @@ class HBaseLockStoreTest {
                 rounds, doubleGrants, refusedWhileFree);
         assertThat(doubleGrants).isZero();
         assertThat(refusedWhileFree).isZero();
+    }
+
+    /**
+     * An interrupt that other code sends a thread busy with the store reaches it: the call ends with the flag set,
+     * or the flag is still set after the call. HBase's own {@code Table} cleared such interrupts in its region
+     * lookups, so the store starts with a cold region cache and takes a new key, in a random region, each time.
+     */
+    @Test
+    void everyInterruptReachesAThreadBusyWithTheStore() throws Exception {
+        int interrupts = 50;
+        AtomicInteger calls = new AtomicInteger();
+        AtomicInteger seen = new AtomicInteger();
+        AtomicBoolean done = new AtomicBoolean();
+        try (HBaseLockStore cold = HBaseLockStore.builder(connection).tableName("lockmanager_store").build()) {
+            Thread busy = new Thread(() -> {
+                while (!done.get()) {
+                    try {
+                        AcquireResult taken = cold.acquire(Requests.request(key("interrupted"), "busy"), LEASE);
+                        if (taken.isAcquired()) {
+                            cold.release(taken.record().handle());
+                        }
+                    } catch (LockManagerException e) {
+                        // an interrupted call: the flag tells
+                    }
+                    calls.incrementAndGet();
+                    if (Thread.interrupted()) {
+                        seen.incrementAndGet();
+                    }
+                }
+            }, "hbase-store-test-interrupted");
+            busy.start();
+            try {
+                for (int sent = 1; sent <= interrupts; sent++) {
+                    int from = calls.get();
+                    await().atMost(Duration.ofSeconds(30)).until(() -> calls.get() > from);
+                    busy.interrupt();
+                    int expected = sent;
+                    await("interrupt " + sent + " of " + interrupts + " seen by the busy thread")
+                            .atMost(Duration.ofSeconds(30)).until(() -> seen.get() == expected);
+                }
+            } finally {
+                done.set(true);
+                busy.join(Duration.ofSeconds(30).toMillis());
+            }
+            assertThat(seen).hasValue(interrupts);
+        }
     }
 
     @Test
