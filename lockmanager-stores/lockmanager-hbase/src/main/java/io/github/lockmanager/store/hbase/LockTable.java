@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The lock table as one store call sees it: blocking calls over HBase's async client, each awaited in the calling
- * thread until the call's deadline.
+ * thread.
  *
  * <p>Why not HBase's {@code Table}: it runs region lookups and retries in the caller's thread and clears an interrupt
  * it meets there, so an interrupt that other code sends the holder's thread during a store call could be lost (seen
@@ -33,26 +33,30 @@ import java.util.concurrent.TimeoutException;
  * call, in one thread.
  */
 final class LockTable {
+    /**
+     * How much longer than the operation timeout a wait lasts: the client ends an operation at that timeout itself,
+     * with the cause of its failure, and this is only the backstop should it not.
+     */
+    private static final long BACKSTOP_MILLIS = 1_000;
+
     private final AsyncTable<?> table;
-    private final long deadlineNanos;
     private final long timeoutMillis;
 
-    private LockTable(AsyncTable<?> table, long deadlineNanos, long timeoutMillis) {
+    private LockTable(AsyncTable<?> table, long timeoutMillis) {
         this.table = table;
-        this.deadlineNanos = deadlineNanos;
         this.timeoutMillis = timeoutMillis;
     }
 
     /**
-     * Table {@code name} of {@code connection} (waited for, if it is still opening) for a call that may take
-     * {@code timeoutMillis}: the operation timeout of each of its operations, and the deadline of all its waits.
+     * Table {@code name} of {@code connection} (waited for, if it is still opening) with {@code timeoutMillis} as
+     * the operation timeout of each operation, as HBase's {@code Table} has it: so that a read that settles whether
+     * a timed-out write applied still has time of its own.
      */
     static LockTable of(CompletableFuture<AsyncConnection> connection, TableName name, long timeoutMillis)
             throws IOException {
-        long deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        AsyncTable<?> table = await(connection, deadlineNanos, timeoutMillis).getTableBuilder(name)
+        AsyncTable<?> table = await(connection, timeoutMillis).getTableBuilder(name)
                 .setOperationTimeout(timeoutMillis, TimeUnit.MILLISECONDS).build();
-        return new LockTable(table, deadlineNanos, timeoutMillis);
+        return new LockTable(table, timeoutMillis);
     }
 
     CheckAndMutateResult checkAndMutate(CheckAndMutate write) throws IOException {
@@ -85,20 +89,19 @@ final class LockTable {
     }
 
     private <T> T await(CompletableFuture<T> answer) throws IOException {
-        return await(answer, deadlineNanos, timeoutMillis);
+        return await(answer, timeoutMillis);
     }
 
-    private static <T> T await(CompletableFuture<T> answer, long deadlineNanos, long timeoutMillis)
-            throws IOException {
+    private static <T> T await(CompletableFuture<T> answer, long timeoutMillis) throws IOException {
         try {
-            return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return answer.get(timeoutMillis + BACKSTOP_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw (InterruptedIOException) new InterruptedIOException("interrupted while waiting for HBase")
                     .initCause(e);
         } catch (TimeoutException e) {
-            throw new TimeoutIOException("no answer from HBase within the operation timeout of " + timeoutMillis
-                    + " ms");
+            throw new TimeoutIOException("no answer from HBase within its operation timeout of " + timeoutMillis
+                    + " ms and " + BACKSTOP_MILLIS + " ms more");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IOException) {

@@ -229,6 +229,19 @@ class HBaseLockStoreTest {
     }
 
     @Test
+    void aClosedStoreRefusesCallsNamingItself() throws Exception {
+        HBaseLockStore closed = HBaseLockStore.builder(connection).tableName("lockmanager_store").build();
+        LockKey key = key("closed");
+        AcquireResult taken = closed.acquire(Requests.request(key, "before"), LEASE);
+        closed.close();
+        assertThatThrownBy(() -> closed.acquire(Requests.request(key("closed"), "after"), LEASE))
+                .isInstanceOf(LockManagerException.class)
+                .hasMessageContaining("HBaseLockStore[lockmanager_store] is closed");
+        assertThat(store.release(taken.record().handle())).as("the lock it took, released through another store")
+                .isTrue();
+    }
+
+    @Test
     void theManagerRenewsItsLocksInCeilNOverBatchCalls() throws Exception {
         InstrumentedStore counted = new InstrumentedStore(store);
         try (LockManager manager = LockManagerBuilder.newBuilder().store(counted).clientId("batch-" + UUID.randomUUID()
