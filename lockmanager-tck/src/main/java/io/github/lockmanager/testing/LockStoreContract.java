@@ -180,6 +180,11 @@ public abstract class LockStoreContract {
     }
 
     @Test
+    void everyInterruptReachesAThreadBusyWithTheStore() throws Exception {
+        BusyThreadInterrupts.eachReachesTheThread(store(), clientId, 20);
+    }
+
+    @Test
     void theListingHoldsEveryLiveLockAndNothingElse() throws Exception {
         List<LockHandle> handles = new ArrayList<>();
         for (int i = 0; i < 12; i++) {

@@ -8,6 +8,7 @@ import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.testing.BusyThreadInterrupts;
 import io.github.lockmanager.testing.InstrumentedStore;
 import io.github.lockmanager.testing.Requests;
 import org.apache.hadoop.hbase.TableName;
@@ -35,8 +36,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -183,48 +182,13 @@ class HBaseLockStoreTest {
     }
 
     /**
-     * An interrupt that other code sends a thread busy with the store reaches it: the call ends with the flag set,
-     * or the flag is still set after the call. HBase's own {@code Table} cleared such interrupts in its region
-     * lookups, so the store starts with a cold region cache and takes a new key, in a random region, each time.
+     * The TCK's interrupt test on a store of its own, whose region cache is cold: HBase's {@code Table} cleared
+     * interrupts in its region lookups, and each new key lies in one of 256 regions.
      */
     @Test
-    void everyInterruptReachesAThreadBusyWithTheStore() throws Exception {
-        int interrupts = 50;
-        AtomicInteger calls = new AtomicInteger();
-        AtomicInteger seen = new AtomicInteger();
-        AtomicBoolean done = new AtomicBoolean();
+    void everyInterruptReachesAThreadBusyWithAStoreThatLooksUpRegions() throws Exception {
         try (HBaseLockStore cold = HBaseLockStore.builder(connection).tableName("lockmanager_store").build()) {
-            Thread busy = new Thread(() -> {
-                while (!done.get()) {
-                    try {
-                        AcquireResult taken = cold.acquire(Requests.request(key("interrupted"), "busy"), LEASE);
-                        if (taken.isAcquired()) {
-                            cold.release(taken.record().handle());
-                        }
-                    } catch (LockManagerException e) {
-                        // an interrupted call: the flag tells
-                    }
-                    calls.incrementAndGet();
-                    if (Thread.interrupted()) {
-                        seen.incrementAndGet();
-                    }
-                }
-            }, "hbase-store-test-interrupted");
-            busy.start();
-            try {
-                for (int sent = 1; sent <= interrupts; sent++) {
-                    int from = calls.get();
-                    await().atMost(Duration.ofSeconds(30)).until(() -> calls.get() > from);
-                    busy.interrupt();
-                    int expected = sent;
-                    await("interrupt " + sent + " of " + interrupts + " seen by the busy thread")
-                            .atMost(Duration.ofSeconds(30)).until(() -> seen.get() == expected);
-                }
-            } finally {
-                done.set(true);
-                busy.join(Duration.ofSeconds(30).toMillis());
-            }
-            assertThat(seen).hasValue(interrupts);
+            BusyThreadInterrupts.eachReachesTheThread(cold, "store-test", 50);
         }
     }
 
