@@ -157,7 +157,7 @@ final class HBaseSubject implements Subject {
             byte[] value = Bytes.toBytes(owner);
             takeThenFreeAsync(row, value, ifFree(row).build(storesAcquire(row, value)));
         });
-        parts.put("for comparison: the baseline's Put, taken and freed through the async client", (key, owner) -> {
+        parts.put("for comparison: the baseline's Put, sent through the async client", (key, owner) -> {
             byte[] row = Bytes.toBytes("parts8#" + key);
             byte[] value = Bytes.toBytes(owner);
             takeThenFreeAsync(row, value, ifFree(row).build(new Put(row).addColumn(FAMILY, OWNER, value)

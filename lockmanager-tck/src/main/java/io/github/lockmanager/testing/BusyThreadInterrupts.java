@@ -7,6 +7,7 @@ import io.github.lockmanager.spi.LockStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,6 +29,7 @@ public final class BusyThreadInterrupts {
         AtomicInteger calls = new AtomicInteger();
         AtomicInteger seen = new AtomicInteger();
         AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread busy = new Thread(() -> {
             while (!done.get()) {
                 try {
@@ -45,11 +47,14 @@ public final class BusyThreadInterrupts {
                 }
             }
         }, "tck-busy-with-the-store");
+        // a store that fails otherwise stops the thread: say how, rather than time out waiting for its next call
+        busy.setUncaughtExceptionHandler((thread, e) -> failed.set(e));
         busy.start();
         try {
             for (int sent = 1; sent <= interrupts; sent++) {
                 int from = calls.get();
-                await().atMost(Duration.ofSeconds(30)).until(() -> calls.get() > from);
+                await().atMost(Duration.ofSeconds(30)).until(() -> calls.get() > from || failed.get() != null);
+                assertThat(failed.get()).as("how the thread busy with %s failed", store).isNull();
                 busy.interrupt();
                 int expected = sent;
                 await("interrupt " + sent + " of " + interrupts + " seen by the thread busy with " + store)
