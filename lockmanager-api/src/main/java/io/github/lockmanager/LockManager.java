@@ -207,7 +207,10 @@ public interface LockManager extends AutoCloseable {
     /**
      * Waits until no thread of this node holds {@code key} at {@code level} in any mode, for at most {@code timeout}.
      * A lock held on another node is not waited for: this returns {@code true} at once then. Lets a waiter on
-     * the same node wake as soon as the local holder lets go, instead of polling.
+     * the same node wake as soon as the local holder lets go, instead of polling. An exclusive lock let go of while
+     * a thread waits here may be kept for this node's next {@link #lock} of the key, which then takes it over with
+     * one store call (a hand-off, where the store supports it): a caller that does not lock after waking leaves the
+     * key locked for everyone else for a moment (the manager releases it a fraction of a second later).
      *
      * @return {@code true} if no thread of this node holds the key on return
      * @throws InterruptedException if the calling thread is interrupted while waiting

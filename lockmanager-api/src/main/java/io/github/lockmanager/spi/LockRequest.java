@@ -7,18 +7,38 @@ import io.github.lockmanager.Require;
 /**
  * What {@link LockStore#acquire} writes: the handle of the new acquisition and who takes it.
  *
- * @param handle     the key and this acquisition's unique owner token
- * @param nodeId     the acquiring node
- * @param threadName the acquiring thread's name
- * @param mode       how the new holder holds the key; a store without {@link LockStore#supportsModes()} is only
- *                   asked for {@link LockMode#EXCLUSIVE}
+ * @param handle      the key and this acquisition's unique owner token
+ * @param nodeId      the acquiring node
+ * @param threadName  the acquiring thread's name
+ * @param mode        how the new holder holds the key; a store without {@link LockStore#supportsModes()} is only
+ *                    asked for {@link LockMode#EXCLUSIVE}
+ * @param predecessor {@code null}, or the handle of an exclusive record of the same key that the acquiring node
+ *                    hands over to this request: the store takes it over as if it were free, in the same write
+ *                    (a hand-off, asked only of a store that {@link LockStore#supportsHandOff() supports} it)
  */
-public record LockRequest(LockHandle handle, String nodeId, String threadName, LockMode mode) {
+public record LockRequest(LockHandle handle, String nodeId, String threadName, LockMode mode, LockHandle predecessor) {
+    /**
+     * @throws IllegalArgumentException if an argument but {@code predecessor} is null, or {@code predecessor} is of
+     *                                  another key, is {@code handle} itself, or goes with a mode other than
+     *                                  {@link LockMode#EXCLUSIVE}
+     */
     public LockRequest {
         Require.notNull(handle, "handle");
         Require.notNull(nodeId, "nodeId");
         Require.notNull(threadName, "threadName");
         Require.notNull(mode, "mode");
+        if (predecessor != null) {
+            Require.argument(predecessor.key().equals(handle.key()), "predecessor %s is of another key than %s",
+                    predecessor, handle);
+            Require.argument(!predecessor.equals(handle), "predecessor must be another acquisition than %s", handle);
+            Require.argument(mode == LockMode.EXCLUSIVE, "only an exclusive lock is handed over, not a %s one of %s",
+                    mode, handle);
+        }
+    }
+
+    /** A request in {@code mode} that takes over no one's record. */
+    public LockRequest(LockHandle handle, String nodeId, String threadName, LockMode mode) {
+        this(handle, nodeId, threadName, mode, null);
     }
 
     /** An {@link LockMode#EXCLUSIVE} request. */

@@ -178,6 +178,18 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * {@code true} if {@link #acquire} honours {@link LockRequest#predecessor()}: a request naming one takes over
+     * the predecessor's record when it is still the key's holder (whether or not its lease has ended), in the one
+     * write that acquires, with a new owner token, lease and a higher fencing token; otherwise the request is
+     * decided as any other. The manager then hands a key that one of its threads lets go of to another of its
+     * threads waiting for it, with one store call instead of a release and an acquisition. {@code false} by
+     * default: the manager then never names a predecessor.
+     */
+    default boolean supportsHandOff() {
+        return false;
+    }
+
+    /**
      * Waits until a node releases {@code key}, held exclusively now, where the store can be told of releases
      * (PostgreSQL's {@code LISTEN/NOTIFY}), for at most {@code timeout}; a waiter uses it instead of sleeping between
      * tries. A lock whose lease runs out is not announced: the caller tries again after {@code timeout} anyway.

@@ -36,6 +36,9 @@ public final class Benchmarks {
             + "| HBase | 2 RPCs (3 for a key's first acquisition) | 1 batch call: a check-and-mutate and a get per lock, grouped by region server | 1 multi-get | 1 scan + a conditional delete per idle row |\n"
             + "| Aerospike | 4 commands (create, counter, stamp, delete) | 1 batch write | 1 batch read | none: the server expires counter records |\n"
             + "| In memory | 2 map operations | 1 call | 1 call | 1 pass over the map |\n\n"
+            + "A key let go of while another thread of the same node waits for it is handed over with the waiter's "
+            + "acquisition alone (one statement or RPC, no release; MySQL and H2 add the read back), up to "
+            + "`maxLocalHandOffs` (4) times in a row; Aerospike releases and acquires.\n\n"
             + "Shared and intention holds (lock modes): in memory 2 map operations per lock + unlock; "
             + "HBase 2 RPCs (a filtered check-and-mutate to join, one to leave; 3 when the last holder of a node leaves "
             + "while other nodes' holders stay, 5 for the first holder of a key with no row yet); JDBC on PostgreSQL "
@@ -216,7 +219,9 @@ public final class Benchmarks {
                 + "rollbacks); 8 threads on distinct keys, 6 s each side by side as in figure 5; the hand-off of a held key to a "
                 + "waiter on a second node, each library waiting its own way; and one key taken again and again by 2 "
                 + "threads on each of 2 nodes, in two turns of the throughput time each, alternated with the peer's "
-                + "(acquisitions per second, and the most over the fewest acquisitions of one thread). Redisson runs on another store: its row "
+                + "(acquisitions per second, the most over the fewest acquisitions of one thread, and the round trips "
+                + "per acquisition, counted as above; lockmanager hands a key let go of while a thread of its node waits "
+                + "over in one store call, up to 4 times in a row by default). Redisson runs on another store: its row "
                 + "is a reference, not a like-for-like comparison.\n"
                 + COST_MODEL;
     }

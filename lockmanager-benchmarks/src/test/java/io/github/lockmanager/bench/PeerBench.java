@@ -93,21 +93,30 @@ final class PeerBench {
                     String.format(Locale.ROOT, "%.0f acq/s", peerContended.perSecond()),
                     oursContended.perSecond() / peerContended.perSecond(), String.format(Locale.ROOT,
                             "one key, each thread taking it again at once; above 1 is faster; fairness (most / fewest "
-                                    + "acquisitions of a thread): ours %s, theirs %s", oursContended.fairness(),
-                            peerContended.fairness()));
+                                    + "acquisitions of a thread): ours %s, theirs %s; %s", oursContended.fairness(),
+                            peerContended.fairness(), peer.roundTrips() < 0
+                                    ? "round trips per acquisition: ours " + oursContended.roundTripsEach()
+                                    + " (a key let go of with a thread of the node waiting is handed over in one)"
+                                    : "round trips per acquisition: ours " + oursContended.roundTripsEach() + ", theirs "
+                                    + peerContended.roundTripsEach() + " (ours hands a key let go of with a thread of "
+                                    + "the node waiting over in one)"));
         }
     }
 
-    /** What the threads of {@link #contended} took, per thread, in how many nanoseconds. */
-    private record Contended(long nanos, long[] perThread) {
+    /** What the threads of {@link #contended} took, per thread, in how many nanoseconds and round trips. */
+    private record Contended(long nanos, long[] perThread, long roundTrips) {
         double perSecond() {
             return Arrays.stream(perThread).sum() / (nanos / 1e9);
+        }
+
+        String roundTripsEach() {
+            return String.format(Locale.ROOT, "%.2f", (double) roundTrips / Arrays.stream(perThread).sum());
         }
 
         Contended plus(Contended turn) {
             long[] sum = perThread.clone();
             Arrays.setAll(sum, t -> sum[t] + turn.perThread[t]);
-            return new Contended(nanos + turn.nanos, sum);
+            return new Contended(nanos + turn.nanos, sum, roundTrips + turn.roundTrips);
         }
 
         String fairness() {
@@ -141,6 +150,7 @@ final class PeerBench {
             }, "peer-bench-contender-" + t);
             threads.add(thread);
         }
+        long tripsBefore = a.roundTrips() + b.roundTrips();
         long start = System.nanoTime();
         threads.forEach(Thread::start);
         Thread.sleep(settings.throughputTime().toMillis());
@@ -152,7 +162,7 @@ final class PeerBench {
         if (!failure.isEmpty()) {
             throw failure.get(0);
         }
-        return new Contended(took, counts);
+        return new Contended(took, counts, a.roundTrips() + b.roundTrips() - tripsBefore);
     }
 
     private static String waitingOf(Contender peer) {

@@ -43,6 +43,7 @@ final class Acquirer {
     private final Lifecycle lifecycle;
     private final StoreCalls calls;
     private final Releaser releaser;
+    private final HandOffs handOffs;
     private final HeldTooLong heldTooLong;
     private final Events events;
     /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
@@ -50,7 +51,7 @@ final class Acquirer {
     private final AtomicLong ownerTokenCounter = new AtomicLong();
 
     Acquirer(EngineSettings settings, AcquisitionTable table, KeyScope keys, Lifecycle lifecycle, StoreCalls calls,
-             Releaser releaser, HeldTooLong heldTooLong, Events events) {
+             Releaser releaser, HandOffs handOffs, HeldTooLong heldTooLong, Events events) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -61,6 +62,7 @@ final class Acquirer {
         this.lifecycle = lifecycle;
         this.calls = calls;
         this.releaser = releaser;
+        this.handOffs = handOffs;
         this.heldTooLong = heldTooLong;
         this.events = events;
         byte[] random = new byte[8];
@@ -246,14 +248,18 @@ final class Acquirer {
     private AcquireResult fromStore(Acquisition mine) throws LockException {
         LockHandle handle = mine.handle();
         LeasePolicy leases = mine.leases();
+        // a record this node let go of for a waiter here is taken over in this one call
+        HandOffs.Parked parked = mine.mode() == LockMode.EXCLUSIVE ? handOffs.claim(handle.key()) : null;
         long sentAt = time.nanoTime();
         AcquireResult result;
         try {
-            LockRequest request = new LockRequest(handle, nodeId, mine.holderName(), mine.mode());
+            LockRequest request = new LockRequest(handle, nodeId, mine.holderName(), mine.mode(),
+                    parked != null ? parked.handle() : null);
             result = calls.run(() -> sharesLeaseClock ? store.acquire(request, leases.lease(), sentAt)
                     : store.acquire(request, leases.lease()));
         } catch (LockManagerException e) {
             abandon(mine);
+            releaseParked(parked);
             if (e.getErrorCode() == ErrorCode.LOCK_UNAVAILABLE) {
                 AlreadyLockedException refused = new AlreadyLockedException(handle.key().name(), null, null, false);
                 refused.initCause(e);
@@ -264,13 +270,18 @@ final class Acquirer {
             throw e;
         } catch (RuntimeException e) {
             abandon(mine);
+            releaseParked(parked);
             releaser.releaseLater(handle, leases.leaseEnd(sentAt));
             throw new LockManagerException(ErrorCode.INTERNAL_ERROR, "store " + store + " failed to acquire lock '"
                     + handle.key().name() + "': " + e, e);
         }
         if (!result.isAcquired()) {
+            // a parked record that was still the key's would have been taken over: it is gone, nothing to release
             abandon(mine);
             return result;
+        }
+        if (parked != null) {
+            handOffs.handedOver(handle, parked);
         }
         long tookNanos = inMemoryStore ? 0 : time.nanoTime() - sentAt;
         if (leases.tooLateToUse(tookNanos)) {
@@ -295,10 +306,18 @@ final class Acquirer {
             throw lifecycle.closedException();
         }
         if (log.isDebugEnabled()) {
-            log.debug("Lock '{}' acquired by thread '{}' on node '{}', fencing token {}",
-                    handle.key().name(), mine.holderName(), nodeId, result.record().fencingToken());
+            log.debug("Lock '{}' acquired by thread '{}' on node '{}', fencing token {}{}",
+                    handle.key().name(), mine.holderName(), nodeId, result.record().fencingToken(),
+                    parked != null ? ", handed over from " + parked.handle() : "");
         }
         return result;
+    }
+
+    /** Has the record parked for a hand-off that failed released: the failed call may or may not have taken it. */
+    private void releaseParked(HandOffs.Parked parked) {
+        if (parked != null) {
+            releaser.releaseLater(parked.handle(), parked.leaseEndNanos());
+        }
     }
 
     /** Ends an acquisition the store did not grant; it has no record to release. */

@@ -212,6 +212,11 @@ class Acquisition extends WeakReference<Thread> {
         return gone;
     }
 
+    /** Whether a thread waits for this acquisition to be gone. */
+    boolean isAwaited() {
+        return goneWaiters > 0;
+    }
+
     /** {@code true} the first time an abort is delivered, so a holder is interrupted once per acquisition. */
     synchronized boolean takeAbortDelivery() {
         if (!isHeld() || abortDelivered) {

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * The background work of one lock manager, on two named daemon threads:
  * <ul>
  *   <li>the keeper ({@code lockmanager-<node>-keeper}) each tick releases the locks of dead holder threads and kept
- *       locks whose time has come,
+ *       locks whose time has come (and, between ticks, records parked for a hand-off that no thread claimed),
  *       retries failed releases, runs the {@link Renewal} cycle, reports locks {@link HeldTooLong held too long}
  *       and, now and then, purges idle records;</li>
  *   <li>the watchdog ({@code lockmanager-<node>-watchdog}) runs the {@link Watchdog}, which does no I/O.</li>
@@ -49,8 +49,13 @@ final class LeaseKeeper {
     private ScheduledFuture<?> keeping;
     private ScheduledFuture<?> watching;
 
+    /**
+     * @param keeperThreads the factory of {@code keeperThread}, the keeper's executor, which the releaser shares for
+     *                      its one-off releases
+     */
     LeaseKeeper(EngineSettings settings, AcquisitionTable table, Releaser releaser, Delivery delivery,
-                HeldTooLong heldTooLong, Events events) {
+                HeldTooLong heldTooLong, Events events, NamedThreadFactory keeperThreads,
+                ScheduledExecutorService keeperThread) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -62,9 +67,9 @@ final class LeaseKeeper {
         this.renewal = new Renewal(settings, table, delivery, events);
         this.watchdog = new Watchdog(settings, table, delivery);
         this.heldTooLong = heldTooLong;
-        this.keeperThreads = new NamedThreadFactory("lockmanager-" + nodeId + "-keeper");
+        this.keeperThreads = keeperThreads;
         this.watchdogThreads = new NamedThreadFactory("lockmanager-" + nodeId + "-watchdog");
-        this.keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
+        this.keeperThread = keeperThread;
         this.watchdogThread = Executors.newSingleThreadScheduledExecutor(watchdogThreads);
     }
 
@@ -131,6 +136,7 @@ final class LeaseKeeper {
                 }
             }
             releaser.releaseKept(now);
+            releaser.forgetEndedHandOffs();
             releaser.retryPending(now);
             renewal.cycle(now, tickNanos);
             heldTooLong.check(now);

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,11 +55,15 @@ final class LockEngine implements LockManager {
         this.lifecycle = new Lifecycle(settings.nodeId());
         this.calls = new StoreCalls(store.isInMemory());
         this.events = new Events(settings);
-        this.releaser = new Releaser(settings, table, calls, events);
+        NamedThreadFactory keeperThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper");
+        ScheduledExecutorService keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
+        HandOffs handOffs = new HandOffs(settings, lifecycle);
+        this.releaser = new Releaser(settings, table, calls, events, handOffs, keeperThread);
         this.delivery = new Delivery(settings, table, calls, releaser, events);
         HeldTooLong heldTooLong = new HeldTooLong(settings, events);
-        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, heldTooLong, events);
-        this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong, events);
+        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, handOffs, heldTooLong, events);
+        this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong, events, keeperThreads,
+                keeperThread);
         this.callLeases = new CallLeases(settings.leases(), keeper);
         this.adminBean = new AdminBean(settings, table, this, heldTooLong);
     }

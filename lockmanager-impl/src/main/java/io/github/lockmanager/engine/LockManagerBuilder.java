@@ -59,6 +59,7 @@ public final class LockManagerBuilder {
     private boolean registerMBean;
     private char pathSeparator = '/';
     private Duration heldTooLong = Duration.ZERO;
+    private int maxLocalHandOffs = 4;
 
     private LockManagerBuilder() {
     }
@@ -226,6 +227,22 @@ public final class LockManagerBuilder {
     }
 
     /**
+     * How many times in a row a key may pass straight from a holder to another thread of this node waiting for it
+     * ({@code LockManagerUtils.waitForLock}, or {@link LockManager#awaitLocalRelease}
+     * and then a lock call), without being released in the store: such a hand-off costs one store call instead of a
+     * release and an acquisition, and the new holder gets a new owner token and a higher fencing token as with any
+     * acquisition. After that many, the key is released, so that waiters on other nodes get their chance. Used
+     * where the store {@linkplain LockStore#supportsHandOff() supports it} (in memory, the JDBC store); 0 to 1000,
+     * 0 turns it off. Default 4.
+     */
+    public LockManagerBuilder maxLocalHandOffs(int maxLocalHandOffs) {
+        Require.argument(maxLocalHandOffs >= 0 && maxLocalHandOffs <= 1000,
+                "maxLocalHandOffs must be between 0 and 1000, was %d", maxLocalHandOffs);
+        this.maxLocalHandOffs = maxLocalHandOffs;
+        return this;
+    }
+
+    /**
      * Whether the manager registers its {@link LockManagerMXBean} with the platform MBean server (and removes it on
      * close). Default {@code false}.
      */
@@ -255,7 +272,8 @@ public final class LockManagerBuilder {
         LeasePolicy leases = LeasePolicy.of(lease, renewalInterval, abortPollInterval);
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,
-                lossListener, eventListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator, heldTooLong);
+                lossListener, eventListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator, heldTooLong,
+                maxLocalHandOffs);
         store.initialize();
         return LockEngine.start(settings);
     }

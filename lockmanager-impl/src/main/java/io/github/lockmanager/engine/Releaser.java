@@ -14,6 +14,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Releases this node's records in the store, and retries those whose release failed until it succeeds or the
@@ -22,6 +25,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Releaser {
     private static final Logger log = LoggerFactory.getLogger(Releaser.class);
+    /**
+     * How long a record parked for a hand-off waits to be claimed before the keeper releases it. The waiter it was
+     * parked for is woken at once and claims it in microseconds; one that gave up meanwhile (interrupted, or a
+     * caller of {@code awaitLocalRelease} that does not lock) leaves the key locked this long, never longer.
+     */
+    static final long CLAIM_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final String nodeId;
     private final LockStore store;
@@ -29,6 +38,9 @@ final class Releaser {
     private final StoreCalls calls;
     private final Events events;
     private final TimeSource time;
+    private final HandOffs handOffs;
+    /** The keeper's thread, which releases a record parked for a hand-off that no thread claimed in time. */
+    private final ScheduledExecutorService keeperThread;
     /** Releases to retry, with the engine time after which the lease has ended anyway. */
     private final Map<LockHandle, Long> pending = new ConcurrentHashMap<>();
     /** Locks kept after their last hold ({@link #dropHoldKeeping}), to release when their time comes. */
@@ -38,13 +50,16 @@ final class Releaser {
     private record Kept(long untilNanos, long leaseEndNanos) {
     }
 
-    Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events) {
+    Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events, HandOffs handOffs,
+             ScheduledExecutorService keeperThread) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.table = table;
         this.calls = calls;
         this.events = events;
         this.time = settings.timeSource();
+        this.handOffs = handOffs;
+        this.keeperThread = keeperThread;
     }
 
     /** The node whose records this releases. */
@@ -52,11 +67,59 @@ final class Releaser {
         return nodeId;
     }
 
-    /** Gives back one hold of {@code acquisition}, from any thread; the last one releases it. */
+    /**
+     * Gives back one hold of {@code acquisition}, from any thread; the last one releases it, or leaves its record to
+     * a thread of this node that waits for the key ({@link HandOffs}).
+     */
     void dropHold(Acquisition acquisition) {
-        if (acquisition.dropHold()) {
-            release(acquisition, acquisition.confirmedUntilNanos());
+        if (!acquisition.dropHold()) {
+            return;
         }
+        HandOffs.Parked parked = handOffs.park(acquisition);
+        if (parked != null && releaseIfUnclaimed(parked)) {
+            // the waiter wakes now and takes the record over; no thread could claim it while the acquisition was in
+            // the table
+            table.retire(acquisition);
+            events.released(acquisition);
+            if (log.isDebugEnabled()) {
+                log.debug("Lock {} of node '{}' let go of with a thread of this node waiting: its record is handed "
+                        + "over to the next acquisition of the key here (hand-off {} in a row)", acquisition, nodeId,
+                        parked.inARow());
+            }
+            return;
+        }
+        if (parked != null) {
+            handOffs.unclaim(parked);
+        }
+        release(acquisition, acquisition.confirmedUntilNanos());
+    }
+
+    /**
+     * Has the keeper release {@code parked} if no thread claimed it by {@link #CLAIM_WINDOW_NANOS}; {@code false} if
+     * the keeper is shutting down.
+     */
+    private boolean releaseIfUnclaimed(HandOffs.Parked parked) {
+        try {
+            keeperThread.schedule(() -> {
+                if (handOffs.unclaim(parked)) {
+                    log.debug("Lock '{}' of node '{}' was kept for a thread of this node that waited for it, which did "
+                            + "not take it within {} ms: releasing it", parked.handle().key().name(), nodeId,
+                            TimeUnit.NANOSECONDS.toMillis(CLAIM_WINDOW_NANOS));
+                    releaseRecord(parked.handle(), parked.leaseEndNanos());
+                }
+            }, CLAIM_WINDOW_NANOS, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Drops what {@link HandOffs} kept of holders that ended some other way than by {@link #dropHold} (lost,
+     * reclaimed, released at shutdown).
+     */
+    void forgetEndedHandOffs() {
+        handOffs.forgetEnded(table);
     }
 
     /**
@@ -140,7 +203,13 @@ final class Releaser {
      * waiters only once the store will let them in.
      */
     void release(Acquisition acquisition, long leaseEndNanos) {
-        LockHandle handle = acquisition.handle();
+        releaseRecord(acquisition.handle(), leaseEndNanos);
+        table.retire(acquisition);
+        events.released(acquisition);
+    }
+
+    /** Removes the record of {@code handle} if it is still that handle's, or queues that until {@code leaseEndNanos}. */
+    private void releaseRecord(LockHandle handle, long leaseEndNanos) {
         try {
             if (!calls.run(() -> store.release(handle))) {
                 log.warn("Lock '{}' of node '{}' was no longer this node's in the store when released (its lease had "
@@ -151,8 +220,6 @@ final class Releaser {
                     + "lease ends", handle.key().name(), nodeId, store, e.toString());
             releaseLater(handle, leaseEndNanos);
         }
-        table.retire(acquisition);
-        events.released(acquisition);
     }
 
     /** Lends {@code acquisition} to guarded work: renewal leaves it alone until {@link #endLoan}. */
@@ -235,6 +302,9 @@ final class Releaser {
 
     /** The last attempt, at shutdown: what still fails is left to expire. */
     void retryPendingOnClose(long nowNanos) {
+        for (HandOffs.Parked parked : handOffs.unclaimAll()) {
+            releaseRecord(parked.handle(), parked.leaseEndNanos());
+        }
         releaseKept(nowNanos);
         if (!kept.isEmpty()) {
             log.info("Node '{}' closes with {} locks kept after their holders closed them: they stay locked until "

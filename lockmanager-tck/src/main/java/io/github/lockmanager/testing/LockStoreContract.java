@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -177,6 +178,52 @@ public abstract class LockStoreContract {
         AcquireResult again = store().acquire(request, LEASE);
         assertThat(again.isAcquired()).as("never 'held by someone else' for our own write").isTrue();
         assertThat(again.record().fencingToken()).isEqualTo(first.fencingToken());
+    }
+
+    /** A request as {@link #request} makes it, taking over {@code predecessor}'s record. */
+    private static LockRequest handOff(LockHandle predecessor, String owner) {
+        LockRequest request = request(predecessor.key(), owner);
+        return new LockRequest(request.handle(), request.nodeId(), request.threadName(), request.mode(), predecessor);
+    }
+
+    @Test
+    void aRequestNamingTheHolderAsPredecessorTakesItsRecordOverWithAHigherToken() throws Exception {
+        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
+        LockRecord held = acquired(request(key("k"), "a"), LEASE);
+        LockRequest next = handOff(held.handle(), "b");
+
+        LockRecord taken = acquired(next, LEASE);
+
+        assertThat(taken.handle()).isEqualTo(next.handle());
+        assertThat(taken.nodeId()).isEqualTo("node-b");
+        assertThat(taken.threadName()).isEqualTo("thread-b");
+        assertThat(taken.status()).isEqualTo(LockStatus.RUNNING);
+        assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(store().read(key("k"))).get().extracting(LockRecord::handle).isEqualTo(next.handle());
+        assertThat(store().renew(List.of(held.handle()), LEASE)).containsEntry(held.handle(), HoldState.LOST);
+        assertThat(store().release(held.handle())).as("the predecessor's release").isFalse();
+        assertThat(store().read(key("k"))).get().extracting(LockRecord::handle).isEqualTo(next.handle());
+        AcquireResult again = store().acquire(next, LEASE);
+        assertThat(again.isAcquired()).as("the hand-off repeated after an unanswered one").isTrue();
+        assertThat(again.record().fencingToken()).isEqualTo(taken.fencingToken());
+        assertThat(store().release(next.handle())).isTrue();
+    }
+
+    @Test
+    void aPredecessorThatIsNotTheHolderTakesNothingOver() throws Exception {
+        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
+        LockRecord gone = acquired(request(key("k"), "a"), LEASE);
+        store().release(gone.handle());
+        LockRecord holder = acquired(request(key("k"), "b"), LEASE);
+
+        AcquireResult refused = store().acquire(handOff(gone.handle(), "c"), LEASE);
+
+        assertThat(refused.isAcquired()).isFalse();
+        assertThat(refused.record()).isNotNull().extracting(LockRecord::handle).isEqualTo(holder.handle());
+        assertThat(store().release(holder.handle())).isTrue();
+        LockRecord free = acquired(handOff(gone.handle(), "d"), LEASE);
+        assertThat(free.fencingToken()).as("a free key, named with a predecessor that is gone")
+                .isGreaterThan(holder.fencingToken());
     }
 
     @Test

@@ -5,8 +5,8 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * Everything a store must pass: the SPI rules ({@link LockStoreContract}) and the lock manager's behaviour on it
- * ({@link LockManagerContract}), holds lent to guarded work ({@link GuardedHoldContract}), and on a store that supports them, shared and hierarchical locks
- * ({@link LockModeContract}). A store gets all of it by one small subclass that names the store:
+ * ({@link LockManagerContract}), holds lent to guarded work ({@link GuardedHoldContract}), and on a store that supports them, hand-offs
+ * between threads of a node ({@link HandOffContract}) and shared and hierarchical locks ({@link LockModeContract}). A store gets all of it by one small subclass that names the store:
  *
  * <pre>{@code
  * class MyStoreTckTest extends StoreTck {
@@ -37,6 +37,14 @@ public abstract class StoreTck {
 
     @Nested
     class Guards extends GuardedHoldContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+
+    @Nested
+    class HandOff extends HandOffContract {
         @Override
         protected LockStore store() {
             return StoreTck.this.store();

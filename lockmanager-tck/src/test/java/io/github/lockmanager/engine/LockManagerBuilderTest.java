@@ -26,6 +26,10 @@ class LockManagerBuilderTest {
         assertThatThrownBy(() -> builder.renewalInterval(Duration.ofSeconds(-1))).hasMessageContaining("renewalInterval must be positive");
         assertThatThrownBy(() -> builder.abortPollInterval(null)).hasMessage("abortPollInterval must not be null");
         assertThatThrownBy(() -> builder.renewalBatchSize(0)).hasMessageContaining("renewalBatchSize");
+        assertThatThrownBy(() -> builder.maxLocalHandOffs(-1))
+                .hasMessage("maxLocalHandOffs must be between 0 and 1000, was -1");
+        assertThatThrownBy(() -> builder.maxLocalHandOffs(1001))
+                .hasMessage("maxLocalHandOffs must be between 0 and 1000, was 1001");
         assertThatThrownBy(() -> builder.shutdownTimeout(Duration.ofMillis(-1))).hasMessageContaining("shutdownTimeout");
         assertThatThrownBy(() -> builder.defaultLevel(null)).hasMessage("defaultLevel must not be null");
         assertThatThrownBy(() -> builder.timeSource(null)).hasMessage("timeSource must not be null");

@@ -328,6 +328,7 @@ public final class InMemoryLockStore implements LockStore {
     public AcquireResult acquire(LockRequest request, Duration lease, long now) {
         LockMode mode = request.mode();
         LockHandle handle = request.handle();
+        LockHandle predecessor = request.predecessor();
         while (true) {
             Holders holders = holdersOf(request.key());
             Object state = holders.state();
@@ -341,12 +342,15 @@ public final class InMemoryLockStore implements LockStore {
             }
             Entry chain = chainIn(state);
             boolean expired = false;
+            boolean handedOver = false;
             for (Entry e = chain; e != null; e = e.next()) {
                 if (!e.isLive(now)) {
                     expired = true;
                 } else if (e.handle().equals(handle)) {
                     // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
                     return AcquireResult.acquired(recordOf(e));
+                } else if (e.handle().equals(predecessor)) {
+                    handedOver = true;
                 } else if (e.lockMode().conflictsWith(mode)) {
                     return AcquireResult.heldBy(recordOf(e));
                 }
@@ -360,7 +364,8 @@ public final class InMemoryLockStore implements LockStore {
                 continue;
             }
             // rebuilt only when a holder expired: else the chain stays as it is, and the walk above was the only one
-            Entry live = expired ? successor(chain, now, UnaryOperator.identity()) : chain;
+            Entry live = handedOver ? successor(chain, now, new Leaving(predecessor))
+                    : expired ? successor(chain, now, UnaryOperator.identity()) : chain;
             Entry mine = new Entry(handle, request.nodeId(), request.threadName(), now, now + lease.toNanos(),
                     fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
             if (!holders.replace(state, readers == null ? mine : new Striped(mine, readers))) {
@@ -718,6 +723,11 @@ public final class InMemoryLockStore implements LockStore {
             }
         }
         return purged;
+    }
+
+    @Override
+    public boolean supportsHandOff() {
+        return true;
     }
 
     @Override

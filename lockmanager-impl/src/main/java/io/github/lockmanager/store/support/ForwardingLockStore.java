@@ -112,6 +112,11 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public boolean supportsHandOff() {
+        return delegate.supportsHandOff();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

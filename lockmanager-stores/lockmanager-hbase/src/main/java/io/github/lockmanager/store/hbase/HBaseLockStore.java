@@ -236,7 +236,14 @@ public final class HBaseLockStore implements LockStore {
             Instant locked = Instant.ofEpochMilli(lockTime);
             LockRecord granted = new LockRecord(handle, request.nodeId(), request.threadName(), locked,
                     locked.plusMillis(leaseMillis), LockStatus.RUNNING, 0);
-            AcquireResult result = takeIf(table, row, CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE)
+            LockHandle predecessor = request.predecessor();
+            // a hand-off: the predecessor's owner cell, while its TTL lasts; once it has expired the key is free
+            AcquireResult result = predecessor == null ? null : takeIf(table, row, CheckAndMutate.newBuilder(row)
+                    .ifEquals(FAMILY, OWNER, Bytes.toBytes(predecessor.ownerToken())).build(mutations), granted);
+            if (result != null) {
+                return result;
+            }
+            result = takeIf(table, row, CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE)
                     .build(mutations), granted);
             if (result != null) {
                 return result;
@@ -502,6 +509,12 @@ public final class HBaseLockStore implements LockStore {
     }
 
     /** Holders of every mode, exclusive ones in the owner cell, the others in slots ({@link SharedHolders}). */
+    /** A hand-off is the acquisition's write, checked against the predecessor's owner cell instead of a free one. */
+    @Override
+    public boolean supportsHandOff() {
+        return true;
+    }
+
     @Override
     public boolean supportsModes() {
         return true;

@@ -81,6 +81,8 @@ public final class JdbcLockStore implements LockStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
     private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,54}");
     private static final int MAX_THREAD_NAME = 256;
+    /** Key, owner token, node, thread and lease: the parameters of every dialect's acquire statement. */
+    private static final int ACQUIRE_PARAMETERS = 5;
 
     /** Network timeouts are enforced by the driver's socket; no executor work is needed. */
     private static final Executor DIRECT = Runnable::run;
@@ -174,6 +176,9 @@ public final class JdbcLockStore implements LockStore {
         final String acquire;
         /** PostgreSQL's acquire where releases are announced; {@code null} elsewhere. */
         final String acquireClearingWaiters;
+        /** {@link SqlDialect#handOff}, and how many of its parameters are the predecessor's token. */
+        final String handOff;
+        final int handOffPredecessors;
         final String readAny;
         final String readLive;
         /** A key's row while it is held, exclusively or by the holders its mark stands for. */
@@ -205,6 +210,8 @@ public final class JdbcLockStore implements LockStore {
                     + " AND expires_at > " + now;
             this.acquire = dialect.acquire(table);
             this.acquireClearingWaiters = dialect.acquireClearingWaiters(table);
+            this.handOff = dialect.handOff(table);
+            this.handOffPredecessors = (int) handOff.chars().filter(ch -> ch == '?').count() - ACQUIRE_PARAMETERS;
             this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
             this.readLive = readAny + live;
             this.readHeld = readAny + " AND owner_token IS NOT NULL AND expires_at > " + now;
@@ -395,14 +402,18 @@ public final class JdbcLockStore implements LockStore {
         }
         return call("acquire lock '" + handle.key().name() + "'", (c, timeout) -> {
             Optional<LockRecord> taken = Optional.empty();
-            try (PreparedStatement acquire = c.prepareStatement(releases != null ? sql.acquireClearingWaiters
-                    : sql.acquire)) {
+            LockHandle predecessor = request.predecessor();
+            try (PreparedStatement acquire = c.prepareStatement(predecessor != null ? sql.handOff
+                    : releases != null ? sql.acquireClearingWaiters : sql.acquire)) {
                 acquire.setString(1, handle.key().storageKey());
                 acquire.setString(2, handle.ownerToken());
                 acquire.setString(3, request.nodeId());
                 String threadName = storableThreadName(request.threadName());
                 acquire.setString(4, threadName);
                 acquire.setLong(5, lease.toMillis());
+                for (int p = 1; predecessor != null && p <= sql.handOffPredecessors; p++) {
+                    acquire.setString(ACQUIRE_PARAMETERS + p, predecessor.ownerToken());
+                }
                 SqlDialect.AcquireAnswer answer = sql.dialect.acquireAnswer();
                 if (answer == SqlDialect.AcquireAnswer.NOTHING) {
                     acquire.executeUpdate();
@@ -669,6 +680,12 @@ public final class JdbcLockStore implements LockStore {
         Require.notNull(held, "held");
         Statements sql = statements();
         return GuardedTransaction.begin(connection, held, sql.confirm, sql.release, table);
+    }
+
+    /** A hand-off is the acquire statement taking over a row of the predecessor as one that is free. */
+    @Override
+    public boolean supportsHandOff() {
+        return true;
     }
 
     /** Every lock mode: keys taken in other modes than exclusive have a row per holder in the holders table. */

@@ -1,0 +1,97 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The records this node keeps for a moment after a holder let go of them, because another thread of this node waits
+ * for the key: the next thread of this node that asks for the key takes the record over in its acquisition
+ * ({@link io.github.lockmanager.spi.LockRequest#predecessor()}), one store call instead of a release and an
+ * acquisition. A key is handed over at most {@code maxLocalHandOffs} times in a row; the release after that is a real
+ * one, so that waiters on other nodes get their chance. Whoever takes a parked record out of here (a claim, or the
+ * release of one left unclaimed) is the only one to act on it. No I/O here.
+ */
+final class HandOffs {
+    /** A record let go of and not yet taken over, with the end of its last confirmed lease and its hand-offs in a row. */
+    record Parked(LockHandle handle, long leaseEndNanos, int inARow) {
+    }
+
+    /** The hand-offs in a row that led to the acquisition {@code holder}. */
+    private record Run(LockHandle holder, int inARow) {
+    }
+
+    private final int maxInARow;
+    private final Lifecycle lifecycle;
+    private final ConcurrentHashMap<LockKey, Parked> parked = new ConcurrentHashMap<>();
+    /**
+     * Only the keys whose current holder was handed its key: hot keys, a few. An entry whose holder ended without
+     * being released through here (lost, reclaimed) is dropped by {@link #forgetEnded}.
+     */
+    private final ConcurrentHashMap<LockKey, Run> runs = new ConcurrentHashMap<>();
+
+    HandOffs(EngineSettings settings, Lifecycle lifecycle) {
+        this.maxInARow = settings.store().supportsHandOff() ? settings.maxLocalHandOffs() : 0;
+        this.lifecycle = lifecycle;
+    }
+
+    /**
+     * Parks the record of {@code ended}, whose last hold was just given back, if a thread of this node waits for the
+     * key and the key has not been handed over too often in a row; {@code null} if the record is to be released.
+     */
+    Parked park(Acquisition ended) {
+        LockKey key = ended.key();
+        Run run = runs.isEmpty() ? null : runs.remove(key);
+        if (maxInARow == 0 || !ended.isAwaited() || ended.mode() != LockMode.EXCLUSIVE || !lifecycle.isOpen()) {
+            return null;
+        }
+        int inARow = run != null && run.holder().equals(ended.handle()) ? run.inARow() : 0;
+        if (inARow >= maxInARow) {
+            return null;
+        }
+        Parked mine = new Parked(ended.handle(), ended.confirmedUntilNanos(), inARow + 1);
+        // an exclusive holder claimed whatever was parked before it; one left (its lease ran out and a holder in
+        // another mode came between) is the one the next acquisition takes, and this record is released
+        return parked.putIfAbsent(key, mine) == null ? mine : null;
+    }
+
+    /** Takes the record parked for {@code key} out, for an exclusive acquisition of it to take over; or {@code null}. */
+    Parked claim(LockKey key) {
+        return parked.isEmpty() ? null : parked.remove(key);
+    }
+
+    /** {@code holder} took over {@code handedOver}. */
+    void handedOver(LockHandle holder, Parked handedOver) {
+        runs.put(holder.key(), new Run(holder, handedOver.inARow()));
+    }
+
+    /** Takes {@code unclaimed} out if no one claimed it: {@code true} if the caller is now to release it. */
+    boolean unclaim(Parked unclaimed) {
+        return parked.remove(unclaimed.handle().key(), unclaimed);
+    }
+
+    /** Takes out every parked record, for the manager's shutdown to release them. */
+    List<Parked> unclaimAll() {
+        List<Parked> all = new ArrayList<>();
+        for (Parked each : parked.values()) {
+            if (unclaim(each)) {
+                all.add(each);
+            }
+        }
+        return all;
+    }
+
+    /** Drops the runs of keys whose handed-over holder is no longer {@code table}'s entry for the key. */
+    void forgetEnded(AcquisitionTable table) {
+        if (!runs.isEmpty()) {
+            runs.values().removeIf(run -> {
+                Acquisition now = table.get(run.holder().key().level(), run.holder().key().name());
+                return now == null || !now.handle().equals(run.holder());
+            });
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package io.github.lockmanager.testing;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockResource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Hand-offs between threads of one node, on a store that {@linkplain io.github.lockmanager.spi.LockStore#supportsHandOff()
+ * supports them}: a key let go of while another thread of the node waits for it passes to that thread in one store
+ * call, a bounded number of times in a row, and a record kept for a waiter that does not take it is released.
+ */
+public abstract class HandOffContract extends ContractNodes {
+    @BeforeEach
+    void onlyWhereSupported() {
+        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
+    }
+
+    @Test
+    void aKeyLetGoOfWhileAThreadOfItsNodeWaitsPassesToThatThreadInOneStoreCall() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store));
+        LockManager b = node("b");
+        HeldElsewhere holder = holdInThread(a, "job");
+        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
+        long releases = store.calls("release");
+        long acquires = store.calls("acquire");
+
+        holder.letGo.countDown();
+        awaitHeld(waiter);
+
+        assertThat(store.calls("release")).as("releases of the key").isEqualTo(releases);
+        assertThat(store.calls("acquire")).as("acquisitions of the key").isEqualTo(acquires + 1);
+        assertThat(waiter.resource.getFencingToken()).isGreaterThan(holder.resource.getFencingToken());
+        assertThat(waiter.resource.isNewLock()).isTrue();
+        assertThatThrownBy(() -> b.lock("job")).isInstanceOfSatisfying(AlreadyLockedException.class,
+                e -> assertThat(e.getHolderThreadName()).isEqualTo("waiter"));
+        holder.resource.close();
+        assertThat(waiter.resource.isLost()).as("the former holder's resource closed again").isFalse();
+
+        waiter.letGo.countDown();
+        waiter.thread.join(30_000);
+        assertThat(store.calls("release")).as("releases with nobody waiting").isEqualTo(releases + 1);
+        assertThat(b.lock("job").isNewLock()).isTrue();
+    }
+
+    @Test
+    void aKeyIsHandedOverAtMostTheSetNumberOfTimesInARowThenReleasedForOtherNodes() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store).maxLocalHandOffs(2));
+        HeldElsewhere holder = holdInThread(a, "job");
+        long releases = store.calls("release");
+
+        // hand-offs 1 and 2, then a release, then a hand-off again: the count starts over after a release
+        long[] releasesAfter = new long[4];
+        for (int turn = 0; turn < releasesAfter.length; turn++) {
+            HeldElsewhere next = waitInThread(a, "job", "waiter-" + turn);
+            holder.letGo.countDown();
+            awaitHeld(next);
+            holder.thread.join(30_000);
+            releasesAfter[turn] = store.calls("release") - releases;
+            holder = next;
+        }
+        holder.letGo.countDown();
+
+        assertThat(releasesAfter).as("releases in the store after each turn").containsExactly(0, 0, 1, 1);
+    }
+
+    @Test
+    void aRecordKeptForAWaiterThatDoesNotTakeItIsReleased() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store));
+        LockManager b = node("b");
+        HeldElsewhere holder = holdInThread(a, "job");
+        // waits for the holder, then does not lock: as a waiter interrupted right after waking would
+        Thread onlyWaits = spawn("only-waits", () -> {
+            try {
+                a.awaitLocalRelease("job", a.getDefaultLevel(), 30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        awaitWaiting(onlyWaits);
+        long releases = store.calls("release");
+
+        holder.letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.calls("release") == releases + 1);
+        assertThat(b.lock("job").isNewLock()).isTrue();
+    }
+
+    @Test
+    void aRecordKeptForAWaiterIsReleasedWhenTheManagerCloses() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        // a record kept for a waiter is held here for longer than the test runs, unless close releases it
+        LockManager a = start(nodeBuilder("a", store));
+        LockManager b = node("b");
+        HeldElsewhere holder = holdInThread(a, "job");
+        Thread onlyWaits = spawn("only-waits", () -> {
+            try {
+                a.awaitLocalRelease("job", a.getDefaultLevel(), 30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        awaitWaiting(onlyWaits);
+        holder.letGo.countDown();
+        holder.thread.join(30_000);
+
+        a.close();
+
+        assertThat(b.lock("job").isNewLock()).isTrue();
+    }
+
+    @Test
+    void aHandOffThatAppliedButWhoseAnswerWasLostLeavesNoLockBehind() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store));
+        LockManager b = node("b");
+        HeldElsewhere holder = holdInThread(a, "job");
+        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
+        store.makeNextAcquireAmbiguous();
+
+        holder.letGo.countDown();
+
+        assertThat(waiter.acquired.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(waiter.failure.get()).isInstanceOf(LockManagerException.class);
+        // the lease is 30 s: only the manager's own clean-up can free the key this soon
+        await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
+    }
+
+    @Test
+    void aHandOffThatFailedLeavesTheKeptRecordReleased() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store));
+        LockManager b = node("b");
+        HeldElsewhere holder = holdInThread(a, "job");
+        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
+        // the holder keeps its record for the waiter without a store call; the waiter's call finds no store
+        store.setUnreachable(true);
+        holder.letGo.countDown();
+        assertThat(waiter.acquired.await(30, TimeUnit.SECONDS)).isTrue();
+        store.setUnreachable(false);
+
+        assertThat(waiter.failure.get()).isInstanceOf(LockManagerException.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
+    }
+
+    @Test
+    void noKeyIsHandedOverWhenHandOffsAreOff() throws Exception {
+        InstrumentedStore store = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", store).maxLocalHandOffs(0));
+        HeldElsewhere holder = holdInThread(a, "job");
+        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
+        long releases = store.calls("release");
+
+        holder.letGo.countDown();
+        awaitHeld(waiter);
+
+        assertThat(store.calls("release")).as("releases of the key").isEqualTo(releases + 1);
+        waiter.letGo.countDown();
+    }
+
+    /**
+     * A thread of {@code node} that waits for {@code key}, held by another thread of the node, as
+     * {@code LockManagerUtils.waitForLock} does (lock; when refused, wait for the holder here to let go), then holds
+     * it until {@link HeldElsewhere#letGo}; returns once the thread waits.
+     */
+    private HeldElsewhere waitInThread(LockManager node, String key, String name) {
+        HeldElsewhere held = new HeldElsewhere();
+        held.thread = spawn(name, () -> {
+            try (LockResource lock = lockWaitingHere(node, key)) {
+                held.resource = lock;
+                held.acquired.countDown();
+                held.letGo.await();
+            } catch (Exception e) {
+                held.failure.set(e);
+                held.acquired.countDown();
+            }
+        });
+        awaitWaiting(held.thread);
+        return held;
+    }
+
+    private static LockResource lockWaitingHere(LockManager node, String key) throws Exception {
+        while (true) {
+            try {
+                return node.lock(key);
+            } catch (AlreadyLockedException e) {
+                assertThat(e.isHeldOnThisNode()).as("held on this node").isTrue();
+                node.awaitLocalRelease(key, node.getDefaultLevel(), 30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Until {@code thread} waits for the holder of its node (a refusal here makes no store call, so only that). */
+    private static void awaitWaiting(Thread thread) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> thread.getState() == Thread.State.TIMED_WAITING);
+    }
+
+    private static void awaitHeld(HeldElsewhere held) throws InterruptedException {
+        assertThat(held.acquired.await(30, TimeUnit.SECONDS)).as("the waiter took the lock").isTrue();
+        assertThat(held.failure.get()).as("the waiter's failure").isNull();
+    }
+}
