@@ -110,6 +110,10 @@ final class LockTable {
             if (cause instanceof RuntimeException) {
                 throw (RuntimeException) cause;
             }
+            if (cause instanceof Error) {
+                // not a store fault to retry, as an IOException would be: the JVM's or the client's own failure
+                throw (Error) cause;
+            }
             throw new IOException(cause);
         }
     }
