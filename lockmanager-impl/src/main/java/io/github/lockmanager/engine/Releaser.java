@@ -72,9 +72,14 @@ final class Releaser {
      * a thread of this node that waits for the key ({@link HandOffs}).
      */
     void dropHold(Acquisition acquisition) {
-        if (!acquisition.dropHold()) {
-            return;
+        // the re-entrant unlock stops here: kept this small so that it inlines into the resource's close
+        if (acquisition.dropHold()) {
+            letGo(acquisition);
         }
+    }
+
+    /** The last hold of {@code acquisition} was given back: its record is handed over or released. */
+    private void letGo(Acquisition acquisition) {
         HandOffs.Parked parked = handOffs.park(acquisition);
         if (parked != null && releaseIfUnclaimed(parked)) {
             // the waiter wakes now and takes the record over; no thread could claim it while the acquisition was in
