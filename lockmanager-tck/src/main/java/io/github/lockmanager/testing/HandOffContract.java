@@ -21,6 +21,12 @@ import static org.awaitility.Awaitility.await;
  * call, a bounded number of times in a row, and a record kept for a waiter that does not take it is released.
  */
 public abstract class HandOffContract extends ContractNodes {
+    /** What {@link #holderAndWaiter} set up: node a's store calls, node b, the holder and the waiter. */
+    private InstrumentedStore counted;
+    private LockManager other;
+    private HeldElsewhere holder;
+    private HeldElsewhere waiter;
+
     @BeforeEach
     void onlyWhereSupported() {
         assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
@@ -28,95 +34,75 @@ public abstract class HandOffContract extends ContractNodes {
 
     @Test
     void aKeyLetGoOfWhileAThreadOfItsNodeWaitsPassesToThatThreadInOneStoreCall() throws Exception {
-        InstrumentedStore store = new InstrumentedStore(store());
-        LockManager a = start(nodeBuilder("a", store));
-        LockManager b = node("b");
-        HeldElsewhere holder = holdInThread(a, "job");
-        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
-        long releases = store.calls("release");
-        long acquires = store.calls("acquire");
+        holderAndWaiter();
+        long releases = counted.calls("release");
+        long acquires = counted.calls("acquire");
 
         holder.letGo.countDown();
         awaitHeld(waiter);
 
-        assertThat(store.calls("release")).as("releases of the key").isEqualTo(releases);
-        assertThat(store.calls("acquire")).as("acquisitions of the key").isEqualTo(acquires + 1);
+        assertThat(counted.calls("release")).as("releases of the key").isEqualTo(releases);
+        assertThat(counted.calls("acquire")).as("acquisitions of the key").isEqualTo(acquires + 1);
         assertThat(waiter.resource.getFencingToken()).isGreaterThan(holder.resource.getFencingToken());
         assertThat(waiter.resource.isNewLock()).isTrue();
-        assertThatThrownBy(() -> b.lock("job")).isInstanceOfSatisfying(AlreadyLockedException.class,
+        assertThatThrownBy(() -> other.lock("job")).isInstanceOfSatisfying(AlreadyLockedException.class,
                 e -> assertThat(e.getHolderThreadName()).isEqualTo("waiter"));
         holder.resource.close();
         assertThat(waiter.resource.isLost()).as("the former holder's resource closed again").isFalse();
 
         waiter.letGo.countDown();
         waiter.thread.join(30_000);
-        assertThat(store.calls("release")).as("releases with nobody waiting").isEqualTo(releases + 1);
-        assertThat(b.lock("job").isNewLock()).isTrue();
+        assertThat(counted.calls("release")).as("releases with nobody waiting").isEqualTo(releases + 1);
+        assertThat(other.lock("job").isNewLock()).isTrue();
     }
 
     @Test
     void aKeyIsHandedOverAtMostTheSetNumberOfTimesInARowThenReleasedForOtherNodes() throws Exception {
-        InstrumentedStore store = new InstrumentedStore(store());
-        LockManager a = start(nodeBuilder("a", store).maxLocalHandOffs(2));
-        HeldElsewhere holder = holdInThread(a, "job");
-        long releases = store.calls("release");
+        InstrumentedStore instrumented = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", instrumented).maxLocalHandOffs(2));
+        HeldElsewhere held = holdInThread(a, "job");
+        long releases = instrumented.calls("release");
 
         // hand-offs 1 and 2, then a release, then a hand-off again: the count starts over after a release
         long[] releasesAfter = new long[4];
         for (int turn = 0; turn < releasesAfter.length; turn++) {
             HeldElsewhere next = waitInThread(a, "job", "waiter-" + turn);
-            holder.letGo.countDown();
+            held.letGo.countDown();
             awaitHeld(next);
-            holder.thread.join(30_000);
-            releasesAfter[turn] = store.calls("release") - releases;
-            holder = next;
+            held.thread.join(30_000);
+            releasesAfter[turn] = instrumented.calls("release") - releases;
+            held = next;
         }
-        holder.letGo.countDown();
+        held.letGo.countDown();
 
         assertThat(releasesAfter).as("releases in the store after each turn").containsExactly(0, 0, 1, 1);
     }
 
     @Test
     void aRecordKeptForAWaiterThatDoesNotTakeItIsReleased() throws Exception {
-        InstrumentedStore store = new InstrumentedStore(store());
-        LockManager a = start(nodeBuilder("a", store));
+        InstrumentedStore instrumented = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", instrumented));
         LockManager b = node("b");
-        HeldElsewhere holder = holdInThread(a, "job");
-        // waits for the holder, then does not lock: as a waiter interrupted right after waking would
-        Thread onlyWaits = spawn("only-waits", () -> {
-            try {
-                a.awaitLocalRelease("job", a.getDefaultLevel(), 30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        awaitWaiting(onlyWaits);
-        long releases = store.calls("release");
+        HeldElsewhere held = holdInThread(a, "job");
+        waitWithoutLocking(a, "job");
+        long releases = instrumented.calls("release");
 
-        holder.letGo.countDown();
+        held.letGo.countDown();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.calls("release") == releases + 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> instrumented.calls("release") == releases + 1);
         assertThat(b.lock("job").isNewLock()).isTrue();
     }
 
     @Test
     void aRecordKeptForAWaiterIsReleasedWhenTheManagerCloses() throws Exception {
-        InstrumentedStore store = new InstrumentedStore(store());
-        // a record kept for a waiter is held here for longer than the test runs, unless close releases it
-        LockManager a = start(nodeBuilder("a", store));
+        LockManager a = node("a");
         LockManager b = node("b");
-        HeldElsewhere holder = holdInThread(a, "job");
-        Thread onlyWaits = spawn("only-waits", () -> {
-            try {
-                a.awaitLocalRelease("job", a.getDefaultLevel(), 30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        awaitWaiting(onlyWaits);
-        holder.letGo.countDown();
-        holder.thread.join(30_000);
+        HeldElsewhere held = holdInThread(a, "job");
+        waitWithoutLocking(a, "job");
+        held.letGo.countDown();
+        held.thread.join(30_000);
 
+        // stops the keeper, which would release the kept record 200 ms later: only close itself can have freed it
         a.close();
 
         assertThat(b.lock("job").isNewLock()).isTrue();
@@ -124,51 +110,52 @@ public abstract class HandOffContract extends ContractNodes {
 
     @Test
     void aHandOffThatAppliedButWhoseAnswerWasLostLeavesNoLockBehind() throws Exception {
-        InstrumentedStore store = new InstrumentedStore(store());
-        LockManager a = start(nodeBuilder("a", store));
-        LockManager b = node("b");
-        HeldElsewhere holder = holdInThread(a, "job");
-        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
-        store.makeNextAcquireAmbiguous();
+        holderAndWaiter();
+        counted.makeNextAcquireAmbiguous();
 
         holder.letGo.countDown();
 
         assertThat(waiter.acquired.await(30, TimeUnit.SECONDS)).isTrue();
         assertThat(waiter.failure.get()).isInstanceOf(LockManagerException.class);
         // the lease is 30 s: only the manager's own clean-up can free the key this soon
-        await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !other.isLocked("job"));
     }
 
     @Test
     void aHandOffThatFailedLeavesTheKeptRecordReleased() throws Exception {
-        InstrumentedStore store = new InstrumentedStore(store());
-        LockManager a = start(nodeBuilder("a", store));
-        LockManager b = node("b");
-        HeldElsewhere holder = holdInThread(a, "job");
-        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
+        holderAndWaiter();
         // the holder keeps its record for the waiter without a store call; the waiter's call finds no store
-        store.setUnreachable(true);
+        counted.setUnreachable(true);
         holder.letGo.countDown();
         assertThat(waiter.acquired.await(30, TimeUnit.SECONDS)).isTrue();
-        store.setUnreachable(false);
+        counted.setUnreachable(false);
 
         assertThat(waiter.failure.get()).isInstanceOf(LockManagerException.class);
-        await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !other.isLocked("job"));
     }
 
     @Test
     void noKeyIsHandedOverWhenHandOffsAreOff() throws Exception {
-        InstrumentedStore store = new InstrumentedStore(store());
-        LockManager a = start(nodeBuilder("a", store).maxLocalHandOffs(0));
-        HeldElsewhere holder = holdInThread(a, "job");
-        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
-        long releases = store.calls("release");
+        InstrumentedStore instrumented = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", instrumented).maxLocalHandOffs(0));
+        HeldElsewhere held = holdInThread(a, "job");
+        HeldElsewhere next = waitInThread(a, "job", "waiter");
+        long releases = instrumented.calls("release");
 
-        holder.letGo.countDown();
-        awaitHeld(waiter);
+        held.letGo.countDown();
+        awaitHeld(next);
 
-        assertThat(store.calls("release")).as("releases of the key").isEqualTo(releases + 1);
-        waiter.letGo.countDown();
+        assertThat(instrumented.calls("release")).as("releases of the key").isEqualTo(releases + 1);
+        next.letGo.countDown();
+    }
+
+    /** Node a on {@link #counted}, a thread of it holding "job" and another waiting for it; node b beside them. */
+    private void holderAndWaiter() throws Exception {
+        counted = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", counted));
+        other = node("b");
+        holder = holdInThread(a, "job");
+        waiter = waitInThread(a, "job", "waiter");
     }
 
     /**
@@ -190,6 +177,20 @@ public abstract class HandOffContract extends ContractNodes {
         });
         awaitWaiting(held.thread);
         return held;
+    }
+
+    /**
+     * A thread of {@code node} that waits for the holder of {@code key} here to let go and then does not lock, as a
+     * waiter interrupted right after waking would; returns once the thread waits.
+     */
+    private void waitWithoutLocking(LockManager node, String key) {
+        awaitWaiting(spawn("only-waits", () -> {
+            try {
+                node.awaitLocalRelease(key, node.getDefaultLevel(), 30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
     }
 
     private static LockResource lockWaitingHere(LockManager node, String key) throws Exception {
