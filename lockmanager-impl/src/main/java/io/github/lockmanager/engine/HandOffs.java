@@ -7,6 +7,7 @@ import io.github.lockmanager.spi.LockKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * The records this node keeps for a moment after a holder let go of them, because another thread of this node waits
@@ -17,8 +18,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * release of one left unclaimed) is the only one to act on it. No I/O here.
  */
 final class HandOffs {
-    /** A record let go of and not yet taken over, with the end of its last confirmed lease and its hand-offs in a row. */
-    record Parked(LockHandle handle, long leaseEndNanos, int inARow) {
+    /**
+     * A record let go of and not yet taken over, with the end of its last confirmed lease, its hand-offs in a row, and
+     * when it was parked ({@link System#nanoTime()}: a wait of real time, whatever clock leases are measured by).
+     */
+    record Parked(LockHandle handle, long leaseEndNanos, int inARow, long parkedAtNanos) {
     }
 
     /** The hand-offs in a row that led to the acquisition {@code holder}. */
@@ -53,7 +57,7 @@ final class HandOffs {
         if (inARow >= maxInARow) {
             return null;
         }
-        Parked mine = new Parked(ended.handle(), ended.confirmedUntilNanos(), inARow + 1);
+        Parked mine = new Parked(ended.handle(), ended.confirmedUntilNanos(), inARow + 1, System.nanoTime());
         // an exclusive holder claimed whatever was parked before it; one left (its lease ran out and a holder in
         // another mode came between) is the one the next acquisition takes, and this record is released
         return parked.putIfAbsent(key, mine) == null ? mine : null;
@@ -74,15 +78,28 @@ final class HandOffs {
         return parked.remove(unclaimed.handle().key(), unclaimed);
     }
 
+    /** Takes out every record parked at {@code cutoffNanos} or before, for the caller to release them. */
+    List<Parked> unclaimParkedBy(long cutoffNanos) {
+        return unclaimEvery(each -> each.parkedAtNanos() - cutoffNanos <= 0);
+    }
+
     /** Takes out every parked record, for the manager's shutdown to release them. */
     List<Parked> unclaimAll() {
-        List<Parked> all = new ArrayList<>();
+        return unclaimEvery(each -> true);
+    }
+
+    private List<Parked> unclaimEvery(Predicate<Parked> wanted) {
+        List<Parked> taken = new ArrayList<>();
         for (Parked each : parked.values()) {
-            if (unclaim(each)) {
-                all.add(each);
+            if (wanted.test(each) && unclaim(each)) {
+                taken.add(each);
             }
         }
-        return all;
+        return taken;
+    }
+
+    boolean anyParked() {
+        return !parked.isEmpty();
     }
 
     /** Drops the runs of keys whose handed-over holder is no longer {@code table}'s entry for the key. */

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Releases this node's records in the store, and retries those whose release failed until it succeeds or the
@@ -26,9 +27,10 @@ import java.util.concurrent.TimeUnit;
 final class Releaser {
     private static final Logger log = LoggerFactory.getLogger(Releaser.class);
     /**
-     * How long a record parked for a hand-off waits to be claimed before the keeper releases it. The waiter it was
-     * parked for is woken at once and claims it in microseconds; one that gave up meanwhile (interrupted, or a
-     * caller of {@code awaitLocalRelease} that does not lock) leaves the key locked this long, never longer.
+     * How long a record parked for a hand-off waits to be claimed before the keeper releases it, at its next sweep
+     * (so within twice this). The waiter it was parked for is woken at once and claims it in microseconds; one that
+     * gave up meanwhile (interrupted, or a caller of {@code awaitLocalRelease} that does not lock) leaves the key
+     * locked that long.
      */
     static final long CLAIM_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -41,6 +43,11 @@ final class Releaser {
     private final HandOffs handOffs;
     /** The keeper's thread, which releases a record parked for a hand-off that no thread claimed in time. */
     private final ScheduledExecutorService keeperThread;
+    /**
+     * Whether a sweep of unclaimed records is scheduled: one sweep at a time, every claim window while records are
+     * parked, rather than a task per hand-off, which a hot key would make thousands of a second.
+     */
+    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     /** Releases to retry, with the engine time after which the lease has ended anyway. */
     private final Map<LockHandle, Long> pending = new ConcurrentHashMap<>();
     /** Locks kept after their last hold ({@link #dropHoldKeeping}), to release when their time comes. */
@@ -81,7 +88,7 @@ final class Releaser {
     /** The last hold of {@code acquisition} was given back: its record is handed over or released. */
     private void letGo(Acquisition acquisition) {
         HandOffs.Parked parked = handOffs.park(acquisition);
-        if (parked != null && releaseIfUnclaimed(parked)) {
+        if (parked != null && sweepSoon()) {
             // the waiter wakes now and takes the record over; no thread could claim it while the acquisition was in
             // the table
             table.retire(acquisition);
@@ -100,22 +107,34 @@ final class Releaser {
     }
 
     /**
-     * Has the keeper release {@code parked} if no thread claimed it by {@link #CLAIM_WINDOW_NANOS}; {@code false} if
-     * the keeper is shutting down.
+     * Makes sure a sweep of unclaimed parked records runs within {@link #CLAIM_WINDOW_NANOS}; {@code false} if the
+     * keeper is shutting down and none will.
      */
-    private boolean releaseIfUnclaimed(HandOffs.Parked parked) {
+    private boolean sweepSoon() {
+        if (!sweepScheduled.compareAndSet(false, true)) {
+            return true;
+        }
         try {
-            keeperThread.schedule(() -> {
-                if (handOffs.unclaim(parked)) {
-                    log.debug("Lock '{}' of node '{}' was kept for a thread of this node that waited for it, which did "
-                            + "not take it within {} ms: releasing it", parked.handle().key().name(), nodeId,
-                            TimeUnit.NANOSECONDS.toMillis(CLAIM_WINDOW_NANOS));
-                    releaseRecord(parked.handle(), parked.leaseEndNanos());
-                }
-            }, CLAIM_WINDOW_NANOS, TimeUnit.NANOSECONDS);
+            keeperThread.schedule(this::sweepUnclaimed, CLAIM_WINDOW_NANOS, TimeUnit.NANOSECONDS);
             return true;
         } catch (RejectedExecutionException e) {
+            sweepScheduled.set(false);
             return false;
+        }
+    }
+
+    /** Releases the records parked for longer than the claim window; runs again while any are parked. */
+    private void sweepUnclaimed() {
+        // cleared first: a record parked from here on either is seen below or schedules the next sweep itself
+        sweepScheduled.set(false);
+        for (HandOffs.Parked parked : handOffs.unclaimParkedBy(System.nanoTime() - CLAIM_WINDOW_NANOS)) {
+            log.debug("Lock '{}' of node '{}' was kept for a thread of this node that waited for it, which did not take "
+                    + "it within {} ms: releasing it", parked.handle().key().name(), nodeId,
+                    TimeUnit.NANOSECONDS.toMillis(CLAIM_WINDOW_NANOS));
+            releaseRecord(parked.handle(), parked.leaseEndNanos());
+        }
+        if (handOffs.anyParked()) {
+            sweepSoon();
         }
     }
 

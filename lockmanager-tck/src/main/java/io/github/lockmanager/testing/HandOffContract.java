@@ -102,7 +102,7 @@ public abstract class HandOffContract extends ContractNodes {
         held.letGo.countDown();
         held.thread.join(30_000);
 
-        // stops the keeper, which would release the kept record 200 ms later: only close itself can have freed it
+        // stops the keeper, which would release the kept record 200 to 400 ms later: only close itself can have freed it
         a.close();
 
         assertThat(b.lock("job").isNewLock()).isTrue();
