@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
  * {@link #lock} adds one hold, without any call to the store, and each hold must be given back once, by
  * {@link #unlock} from the holding thread or by {@link LockResource#close()} from any thread. The lock leaves
  * the store when its last hold is given back, unless another thread of this node waits for it: then that thread's
- * acquisition may take the record over (a hand-off, see {@link #awaitLocalRelease}). Unbalanced calls keep the lock for as long as the thread lives;
- * once the thread has died its locks are released.
+ * acquisition may take the record over (a hand-off, see {@link #awaitLocalRelease}). Unbalanced calls keep the
+ * lock for as long as the thread lives; once the thread has died its locks are released.
  *
  * <p><b>Leases.</b> A background renewer keeps each held lock's lease alive in the store. If this node stops
  * (crash, pause, partition) its locks become free one lease after their last renewal. If renewal cannot be

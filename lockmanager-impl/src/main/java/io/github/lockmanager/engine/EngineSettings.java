@@ -10,8 +10,8 @@ import java.time.Duration;
 
 /**
  * The validated settings of one lock manager, as {@link LockManagerBuilder} made them; the timing rules are
- * {@link #leases()}'s. {@code heldTooLong} is {@code Duration.ZERO} when holds are not watched for length; {@code maxLocalHandOffs} is 0 when keys are
- * never handed over between threads of this node.
+ * {@link #leases()}'s. {@code heldTooLong} is {@code Duration.ZERO} when holds are not watched for length;
+ * {@code maxLocalHandOffs} is 0 when keys are never handed over between threads of this node.
  */
 record EngineSettings(LockStore store, String clientId, String farmId, String nodeId, LeasePolicy leases,
                       int renewalBatchSize, LockLevel defaultLevel, TimeSource timeSource,
