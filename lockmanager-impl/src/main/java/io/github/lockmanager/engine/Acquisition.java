@@ -142,9 +142,12 @@ class Acquisition extends WeakReference<Thread> {
         return updateHeld(h -> h + 1) > 0;
     }
 
-    /** Gives back one hold; {@code true} if it was the last and this acquisition has now ended. */
-    boolean dropHold() {
-        return updateHeld(h -> h == 1 ? ENDED : h - 1) == 1;
+    /**
+     * Gives back one hold: the hold count it had, or 0 if not held. From 1 this acquisition has now ended, and its
+     * caller releases it.
+     */
+    int dropHold() {
+        return updateHeld(h -> h == 1 ? ENDED : h - 1);
     }
 
     /**

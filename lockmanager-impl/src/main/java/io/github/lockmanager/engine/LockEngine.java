@@ -169,8 +169,8 @@ final class LockEngine implements LockManager {
         requireArguments(key, level);
         Thread me = Thread.currentThread();
         Acquisition acquisition = table.get(level, key);
-        if (acquisition != null && acquisition.isHeldBy(me) && acquisition.isHeld()) {
-            releaser.dropHold(acquisition);
+        // one compare-and-set tells both whether it is held and gives the hold back
+        if (acquisition != null && acquisition.isHeldBy(me) && releaser.dropHold(acquisition)) {
             return;
         }
         unlockNotHeld(key, level, me);

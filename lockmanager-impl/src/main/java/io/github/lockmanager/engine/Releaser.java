@@ -76,13 +76,16 @@ final class Releaser {
 
     /**
      * Gives back one hold of {@code acquisition}, from any thread; the last one releases it, or leaves its record to
-     * a thread of this node that waits for the key ({@link HandOffs}).
+     * a thread of this node that waits for the key ({@link HandOffs}). {@code false} if it was not held: nothing
+     * was given back.
      */
-    void dropHold(Acquisition acquisition) {
-        // the re-entrant unlock stops here: kept this small so that it inlines into the resource's close
-        if (acquisition.dropHold()) {
+    boolean dropHold(Acquisition acquisition) {
+        // the re-entrant unlock stops here: kept this small so that it inlines into the resource's close and unlock
+        int had = acquisition.dropHold();
+        if (had == 1) {
             letGo(acquisition);
         }
+        return had > 0;
     }
 
     /** The last hold of {@code acquisition} was given back: its record is handed over or released. */
@@ -151,7 +154,7 @@ final class Releaser {
      * {@code atLeast} after the grant, or releases it if that time has passed.
      */
     void dropHoldKeeping(Acquisition acquisition, Duration atLeast) {
-        if (!acquisition.dropHold()) {
+        if (acquisition.dropHold() != 1) {
             return;
         }
         long remainingNanos = acquisition.grantedAtNanos() + atLeast.toNanos() - time.nanoTime();
