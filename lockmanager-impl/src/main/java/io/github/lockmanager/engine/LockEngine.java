@@ -88,14 +88,21 @@ final class LockEngine implements LockManager {
     @Override
     public LockResource lock(String key, LockLevel level) throws LockException {
         requireArguments(key, level);
-        Thread me = Thread.currentThread();
         // a re-entry: a few lines here, so that it inlines into callers (the acquirer, which refuses new locks once
         // the manager closes, is not inlined)
         Acquisition mine = table.get(level, key);
-        if (mine != null && mine.isHeldBy(me) && mine.addHold()) {
+        if (mine != null && mine.isHeldBy(Thread.currentThread()) && mine.addHold()) {
             return new HoldResource(releaser, mine, false);
         }
-        return acquirer.acquire(key, level, me, settings.leases());
+        return acquireNew(key, level);
+    }
+
+    /*
+     * Out of lock's line, as unlockNotHeld is out of unlock's: C2 inlines a method it has already compiled only up
+     * to 2,500 bytes of code, and the argument set-up for this call took lock's just over that.
+     */
+    private LockResource acquireNew(String key, LockLevel level) throws LockException {
+        return acquirer.acquire(key, level, Thread.currentThread(), settings.leases());
     }
 
     @Override
@@ -167,17 +174,17 @@ final class LockEngine implements LockManager {
     @Override
     public void unlock(String key, LockLevel level) {
         requireArguments(key, level);
-        Thread me = Thread.currentThread();
         Acquisition acquisition = table.get(level, key);
         // one compare-and-set tells both whether it is held and gives the hold back
-        if (acquisition != null && acquisition.isHeldBy(me) && releaser.dropHold(acquisition)) {
+        if (acquisition != null && acquisition.isHeldBy(Thread.currentThread()) && releaser.dropHold(acquisition)) {
             return;
         }
-        unlockNotHeld(key, level, me);
+        unlockNotHeld(key, level);
     }
 
     /** An unlock by a thread that holds no exclusive lock of the key: refused when closed, else said in the log. */
-    private void unlockNotHeld(String key, LockLevel level, Thread me) {
+    private void unlockNotHeld(String key, LockLevel level) {
+        Thread me = Thread.currentThread();
         lifecycle.requireNotClosed();
         LockKey.requireName(key);
         LockMode heldIn = nonExclusiveHold(key, level, me);
