@@ -29,8 +29,8 @@ record Settings(boolean smoke, int cycles, int renewSmall, int renewLarge, int l
 
     /**
      * The same settings with each cycle of {@link Rounds#alternate} warmed up for at least {@code least} (the smoke
-     * run keeps none): for cycles of a microsecond or less, whose warm-up count ends before the JIT has compiled
-     * them, however large it is made.
+     * run keeps none): for cycles whose warm-up count ends before the JIT has compiled them, those of a microsecond
+     * or less however large it is made, and a store's, whose own code runs once a cycle.
      */
     Settings withWarmUpOf(Duration least) {
         return new Settings(smoke, cycles, renewSmall, renewLarge, listSize, hbaseListSize, heapLocks, handoffRounds,
