@@ -145,7 +145,8 @@ public final class Benchmarks {
                 "JMH average time; baseline java.util.concurrent.locks.ReentrantLock lock+unlock; no store call");
         report.add("2. uncontended lock+unlock (JMH)", "in-memory", Report.nanos(nanos.get("inMemoryLockUnlock")),
                 Report.nanos(nanos.get("mapPutRemove")), nanos.get("inMemoryLockUnlock") / nanos.get("mapPutRemove"),
-                "JMH average time; baseline ConcurrentHashMap put + remove");
+                "JMH average time; baseline ConcurrentHashMap put + remove; ours reads the lease clock once, and "
+                        + "one System.nanoTime() alone takes " + Report.nanos(nanos.get("clockReading")) + " here");
     }
 
     private static String document(Report report, List<String> versions) {
@@ -169,7 +170,10 @@ public final class Benchmarks {
                 + "first calls the manager's `lock` from the loop instead of inlining it (C2: \"already compiled into a big "
                 + "method\") while that method still runs its profiling tier: 80 to 115 ns a cycle for up to 5 s after the "
                 + "start, 16 to 18 ns after; with one fork and 3 s of warm-up, figure 1 could read 2 to 6 times "
-                + "`ReentrantLock`. Figure 2 in memory is taken in the same forks.\n"
+                + "`ReentrantLock`. Figure 2 in memory is taken in the same forks, and with it one `System.nanoTime()`: a new "
+                + "acquisition reads the lease clock once, and what that costs depends on the machine's clock (24 ns on "
+                + "the 2-core AMD EPYC virtual machine where the row was added, more than the baseline's put and remove)."
+                + "\n"
                 + "2. One thread takes and releases one key: the manager (acquire, release) against the raw store "
                 + "operations such a cycle needs, alternated in " + Rounds.ROUNDS + " rounds of a "
                 + Rounds.ROUNDS + "th of the cycles each on the same store instance (so that a slow or fast phase of the "
