@@ -40,7 +40,11 @@ final class AcquisitionTable {
         return exclusive(level).get(name);
     }
 
-    private ConcurrentHashMap<String, Acquisition> exclusive(LockLevel level) {
+    /**
+     * The map of a level's exclusive acquisitions by key, for the engine's re-entry and unlock to read without a hop
+     * through this table; only this table changes it.
+     */
+    ConcurrentHashMap<String, Acquisition> exclusive(LockLevel level) {
         return level == LockLevel.DC ? dc : xdc;
     }
 
