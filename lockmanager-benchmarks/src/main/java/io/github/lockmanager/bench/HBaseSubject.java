@@ -122,8 +122,8 @@ final class HBaseSubject implements Subject {
     /*
      * The store's acquire is one RowMutations (the owner cell with the lease as its TTL, the details cell without a
      * TTL, the counter's increment that returns the fencing token); these cycles add its parts one at a time, then
-     * send it as the store does, through the async client, and set beside it two single mutations that the store
-     * does not use.
+     * send it as the store does, through the async client, and set beside it what the store does not do: the
+     * baseline's release by a delete marker, and two single mutations that could return a token.
      */
     @Override
     public Map<String, RawCycle> acquireParts() {
@@ -162,6 +162,16 @@ final class HBaseSubject implements Subject {
             byte[] value = Bytes.toBytes(owner);
             takeThenFreeAsync(row, value, ifFree(row).build(new Put(row).addColumn(FAMILY, OWNER, value)
                     .setTTL(LEASE_MILLIS)));
+        });
+        parts.put("for comparison, not the store's: the baseline's Put, freed by a delete marker as figure 2's raw "
+                + "pair and DLM free it (the store writes the owner cell empty instead: with classic versions a marker "
+                + "would hide the next acquisition's put of the same millisecond)", (key, owner) -> {
+            byte[] row = Bytes.toBytes("parts9#" + key);
+            byte[] value = Bytes.toBytes(owner);
+            requireTaken(row, table.checkAndMutate(ifFree(row).build(new Put(row).addColumn(FAMILY, OWNER, value)
+                    .setTTL(LEASE_MILLIS))));
+            table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, value)
+                    .build(new Delete(row).addColumns(FAMILY, OWNER)));
         });
         parts.put("for comparison, not the store's: one Append of owner and details, returning its cells",
                 this::appendOwnerAndDetails);

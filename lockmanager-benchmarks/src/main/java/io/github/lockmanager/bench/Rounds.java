@@ -1,5 +1,7 @@
 package io.github.lockmanager.bench;
 
+import java.util.Arrays;
+
 /**
  * Cycles measured side by side: each warmed up as often as it is measured, then timed in 20 alternating rounds of a
  * twentieth of the cycles each, so that load on the machine, and its slow and fast phases (seconds long on ours),
@@ -40,15 +42,50 @@ final class Rounds {
 
     /** The total time of each cycle's measured runs, in the order given. */
     static long[] alternate(Settings settings, Cycle... cycles) throws Exception {
+        return alternate(settings, null, cycles);
+    }
+
+    /** The total time of each cycle's measured runs, and the time of each of those runs, sorted. */
+    record Timed(long[] totals, long[][] sortedRuns) {
+        /** The time at {@code quantile} (0 to 1) of cycle {@code i}'s runs. */
+        long quantile(int i, double quantile) {
+            long[] runs = sortedRuns[i];
+            return runs[Math.min(runs.length - 1, (int) Math.floor(quantile * runs.length))];
+        }
+    }
+
+    /**
+     * {@link #alternate(Settings, Cycle...)}, also timing each measured run on its own: only for cycles of
+     * microseconds, which two clock readings a run do not distort.
+     */
+    static Timed alternateTimingEach(Settings settings, Cycle... cycles) throws Exception {
+        long[][] runs = new long[cycles.length][measured(settings)];
+        long[] totals = alternate(settings, runs, cycles);
+        for (long[] times : runs) {
+            Arrays.sort(times);
+        }
+        return new Timed(totals, runs);
+    }
+
+    private static long[] alternate(Settings settings, long[][] runs, Cycle... cycles) throws Exception {
         for (Cycle cycle : cycles) {
             warmUp(cycle, settings);
         }
+        int perRound = perRound(settings);
         long[] nanos = new long[cycles.length];
         for (int round = 0; round < ROUNDS; round++) {
             for (int i = 0; i < cycles.length; i++) {
                 repeat(cycles[i], leadIn(settings));
                 long start = System.nanoTime();
-                repeat(cycles[i], perRound(settings));
+                if (runs == null) {
+                    repeat(cycles[i], perRound);
+                } else {
+                    for (int k = round * perRound; k < (round + 1) * perRound; k++) {
+                        long began = System.nanoTime();
+                        cycles[i].run();
+                        runs[i][k] = System.nanoTime() - began;
+                    }
+                }
                 nanos[i] += System.nanoTime() - start;
             }
         }

@@ -87,7 +87,12 @@ final class StoreBench {
             if (peer) {
                 cycles.add(() -> subject.peerCycle(rawKey, rawOwner));
             }
-            long[] nanos = Rounds.alternate(settings, cycles.toArray(Rounds.Cycle[]::new));
+            // a store's cycle takes microseconds, so each is timed on its own as well: the mean alone would not tell
+            // the typical cycle from a few slow ones (a flush or a pause of the mini cluster, say)
+            boolean eachTimed = !subject.store().isInMemory();
+            Rounds.Cycle[] timed = cycles.toArray(Rounds.Cycle[]::new);
+            Rounds.Timed each = eachTimed ? Rounds.alternateTimingEach(settings, timed) : null;
+            long[] nanos = eachTimed ? each.totals() : Rounds.alternate(settings, timed);
             long ours = nanos[0];
             long raw = nanos[1];
             long spi = nanos[2];
@@ -105,6 +110,31 @@ final class StoreBench {
                         Report.micros(nanos[3] / count), (double) ours / nanos[3], "baseline: "
                                 + subject.peerCycleDescription() + "; same rounds as the row above");
             }
+            if (eachTimed) {
+                reportQuantiles(each, peer);
+            }
+        }
+    }
+
+    /**
+     * Rows 2 and 2b (and the peer's) as the median and the 99th percentile of their cycles, each cycle timed on its
+     * own in the same rounds, cycles in the order ours, raw, the store's calls, the peer's.
+     */
+    private void reportQuantiles(Rounds.Timed each, boolean peer) {
+        for (double quantile : new double[]{0.5, 0.99}) {
+            String name = quantile == 0.5 ? "median" : "99th percentile";
+            long ours = each.quantile(0, quantile);
+            long raw = each.quantile(1, quantile);
+            long spi = each.quantile(2, quantile);
+            String note = String.format(Locale.ROOT, "%s of row 2's cycles, each timed on its own in the same rounds; "
+                    + "row 2b's store calls: %s (%s× raw)", name, Report.micros(spi), Report.ratio((double) spi / raw));
+            if (peer) {
+                long peers = each.quantile(3, quantile);
+                note += String.format(Locale.ROOT, "; the peer's: %s, ours %s of it", Report.micros(peers),
+                        Report.ratio((double) ours / peers));
+            }
+            report.add("2. uncontended lock+unlock, " + name, subject.name(), Report.micros(ours), Report.micros(raw),
+                    (double) ours / raw, note);
         }
     }
 
@@ -149,7 +179,7 @@ final class StoreBench {
         for (int part = 1; part < names.size(); part++) {
             report.add("2c. acquire part by part", subject.name(), Report.micros(nanos[part] / count),
                     Report.micros(nanos[0] / count), (double) nanos[part] / nanos[0], names.get(part)
-                            + ", taken and freed; baseline: " + names.get(0) + ", taken and freed; same rounds as "
+                            + ", taken and freed; baseline: " + names.get(0) + ", taken and freed; alternated as in "
                             + "figure 2");
         }
     }
