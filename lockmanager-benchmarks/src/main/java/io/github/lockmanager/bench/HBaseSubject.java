@@ -78,6 +78,11 @@ final class HBaseSubject implements Subject {
     }
 
     @Override
+    public boolean serverRunsInThisJvm() {
+        return true;
+    }
+
+    @Override
     public LockStore store() {
         return store;
     }

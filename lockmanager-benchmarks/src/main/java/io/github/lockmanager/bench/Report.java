@@ -43,6 +43,12 @@ final class Report {
         return nanos < 1_000 ? nanos(nanos) : String.format(Locale.ROOT, "%.1f µs", nanos / 1_000);
     }
 
+    /** Processor time per cycle, as this JVM's and the rest of the machine's (see {@link CpuMeter}). */
+    static String cpuSplit(CpuMeter.Reading perCycle) {
+        return "this JVM " + micros(perCycle.jvmNanos()) + ", the rest of the machine "
+                + micros(perCycle.machineNanos() - perCycle.jvmNanos());
+    }
+
     /** A rate of operations per second. */
     static String perSecond(double rate) {
         return String.format(Locale.ROOT, "%.0f ops/s", rate);

@@ -54,6 +54,11 @@ interface Subject extends AutoCloseable {
         return Map.of();
     }
 
+    /** Whether the store's server runs in the benchmark's own JVM (as the HBase mini cluster does). */
+    default boolean serverRunsInThisJvm() {
+        return false;
+    }
+
     /** A raw scan of the store's live lock records, returning how many it read. */
     long rawScan() throws Exception;
 

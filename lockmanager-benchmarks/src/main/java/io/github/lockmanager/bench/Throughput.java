@@ -3,6 +3,7 @@ package io.github.lockmanager.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -20,6 +21,29 @@ final class Throughput {
     private Throughput() {
     }
 
+    /** Cycles per second of each side, and what one cycle cost the processors, where the machine tells it. */
+    record Comparison(Side ours, Side baseline) {
+        double ratio() {
+            return ours.perSecond() / baseline.perSecond();
+        }
+    }
+
+    /** One side's cycles per second, and the processor time of one cycle (see {@link CpuMeter}). */
+    record Side(double perSecond, Optional<CpuMeter.Reading> cpuPerCycle) {
+    }
+
+    /** One timed run: the cycles done in it and the processor time spent meanwhile, where known. */
+    private record Run(double perSecond, long cycles, Optional<CpuMeter.Reading> cpu) {
+        static Side side(Run first, Run second) {
+            long cycles = first.cycles + second.cycles;
+            Optional<CpuMeter.Reading> perCycle = first.cpu.flatMap(a -> second.cpu.map(a::plus))
+                    .map(total -> new CpuMeter.Reading(total.jvmNanos() / cycles, total.machineNanos() / cycles));
+            return new Side((first.perSecond + second.perSecond) / 2, perCycle);
+        }
+    }
+
+    private static final Optional<CpuMeter> CPU = CpuMeter.ofThisMachine();
+
     /**
      * Cycles per second of {@code ours} and of {@code baseline}, each timed for {@code time} in all: halves in the
      * order ours, baseline, baseline, ours, so that a drift of the machine or the store during the run (a table
@@ -28,21 +52,22 @@ final class Throughput {
      * while its contended paths compile: with a quarter of {@code time} untimed, the first of three runs of figure
      * 5 on PostgreSQL read 0.86 and the next two 0.98 and 0.96.
      */
-    static double[] sideBySide(Duration time, PerThread ours, PerThread baseline) throws Exception {
+    static Comparison sideBySide(Duration time, PerThread ours, PerThread baseline) throws Exception {
         Duration half = time.dividedBy(2);
         for (int turn = 0; turn < 2; turn++) {
-            perSecond(half, ours);
-            perSecond(half, baseline);
+            run(half, ours);
+            run(half, baseline);
         }
-        double first = perSecond(half, ours);
-        double baselineFirst = perSecond(half, baseline);
-        double baselineSecond = perSecond(half, baseline);
-        double second = perSecond(half, ours);
-        return new double[] {(first + second) / 2, (baselineFirst + baselineSecond) / 2};
+        Run first = run(half, ours);
+        Run baselineFirst = run(half, baseline);
+        Run baselineSecond = run(half, baseline);
+        Run second = run(half, ours);
+        return new Comparison(Run.side(first, second), Run.side(baselineFirst, baselineSecond));
     }
 
-    static double perSecond(Duration time, PerThread cycle) throws Exception {
+    private static Run run(Duration time, PerThread cycle) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        Optional<CpuMeter.Reading> cpuBefore = CPU.map(CpuMeter::read);
         long deadline = System.nanoTime() + time.toNanos();
         List<Future<Long>> counts = new ArrayList<>();
         long start = System.nanoTime();
@@ -62,7 +87,8 @@ final class Throughput {
             total += count.get();
         }
         long elapsed = System.nanoTime() - start;
+        Optional<CpuMeter.Reading> cpu = cpuBefore.map(before -> CPU.orElseThrow().read().minus(before));
         pool.shutdown();
-        return total * 1e9 / elapsed;
+        return new Run(total * 1e9 / elapsed, total, cpu);
     }
 }
