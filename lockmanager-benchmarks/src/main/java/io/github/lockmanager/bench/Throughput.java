@@ -8,9 +8,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-/** Eight threads run a cycle as often as they can for a while: cycles per second, all threads together. */
+/**
+ * Eight threads run a cycle as often as they can for a while: cycles per second, all threads together, and the
+ * processor time each cycle cost.
+ */
 final class Throughput {
     static final int THREADS = 8;
+    private static final Optional<CpuMeter> CPU = CpuMeter.ofThisMachine();
 
     /** One cycle of thread {@code thread} (0 to 7). */
     @FunctionalInterface
@@ -41,8 +45,6 @@ final class Throughput {
             return new Side((first.perSecond + second.perSecond) / 2, perCycle);
         }
     }
-
-    private static final Optional<CpuMeter> CPU = CpuMeter.ofThisMachine();
 
     /**
      * Cycles per second of {@code ours} and of {@code baseline}, each timed for {@code time} in all: halves in the
