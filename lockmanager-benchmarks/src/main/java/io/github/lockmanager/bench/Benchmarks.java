@@ -1,5 +1,7 @@
 package io.github.lockmanager.bench;
 
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -136,20 +139,40 @@ public final class Benchmarks {
                 .warmupTime(TimeValue.milliseconds(settings.smoke() ? 50 : 1_000))
                 .measurementIterations(settings.smoke() ? 1 : 5)
                 .measurementTime(TimeValue.milliseconds(settings.smoke() ? 50 : 1_000))
+                .addProfiler(GCProfiler.class)
                 .build();
         Map<String, Double> nanos = new HashMap<>();
+        Map<String, Double> bytes = new HashMap<>();
         for (RunResult result : new Runner(options).run()) {
             String label = result.getParams().getBenchmark();
-            nanos.put(label.substring(label.lastIndexOf('.') + 1), result.getPrimaryResult().getScore());
+            String name = label.substring(label.lastIndexOf('.') + 1);
+            nanos.put(name, result.getPrimaryResult().getScore());
+            Result<?> allocated = result.getSecondaryResults().get("gc.alloc.rate.norm");
+            if (allocated != null) {
+                bytes.put(name, allocated.getScore());
+            }
         }
         report.add("1. re-entrant lock+unlock", "in-memory", Report.nanos(nanos.get("reentrantLockManager")),
                 Report.nanos(nanos.get("reentrantJdkLock")),
                 nanos.get("reentrantLockManager") / nanos.get("reentrantJdkLock"),
-                "JMH average time; baseline java.util.concurrent.locks.ReentrantLock lock+unlock; no store call");
+                "JMH average time; baseline java.util.concurrent.locks.ReentrantLock lock+unlock; no store call"
+                        + allocated(bytes, "reentrantLockManager", "reentrantJdkLock"));
         report.add("2. uncontended lock+unlock (JMH)", "in-memory", Report.nanos(nanos.get("inMemoryLockUnlock")),
                 Report.nanos(nanos.get("mapPutRemove")), nanos.get("inMemoryLockUnlock") / nanos.get("mapPutRemove"),
                 "JMH average time; baseline ConcurrentHashMap put + remove; ours reads the lease clock once, and "
-                        + "one System.nanoTime() alone takes " + Report.nanos(nanos.get("clockReading")) + " here");
+                        + "one System.nanoTime() alone takes " + Report.nanos(nanos.get("clockReading")) + " here"
+                        + allocated(bytes, "inMemoryLockUnlock", "mapPutRemove"));
+    }
+
+    /**
+     * The heap both sides of a JMH figure allocate per cycle (JMH's GC profiler), for the figure's note; nothing if
+     * the JVM does not count a thread's allocations.
+     */
+    private static String allocated(Map<String, Double> bytes, String ours, String baseline) {
+        return bytes.containsKey(ours) && bytes.containsKey(baseline)
+                ? String.format(Locale.ROOT, "; heap allocated per cycle: ours %.0f B, baseline %.0f B", bytes.get(ours),
+                        bytes.get(baseline))
+                : "";
     }
 
     private static String document(Report report, List<String> versions) {
@@ -175,7 +198,9 @@ public final class Benchmarks {
                 + "start, 16 to 18 ns after; with one fork and 3 s of warm-up, figure 1 could read 2 to 6 times "
                 + "`ReentrantLock`. Figure 2 in memory is taken in the same forks, and with it one `System.nanoTime()`: a new "
                 + "acquisition reads the lease clock once, and what that costs depends on the machine's clock (24 ns on "
-                + "the 2-core AMD EPYC virtual machine where the row was added, more than the baseline's put and remove)."
+                + "the 2-core AMD EPYC virtual machine where the row was added, more than the baseline's put and remove). "
+                + "JMH's GC profiler counts the heap each side allocates per cycle, in the notes of both figures: "
+                + "short-lived objects that a busy service's collector pays for, not held memory (figure 6)."
                 + "\n"
                 + "2. One thread takes and releases one key: the manager (acquire, release) against the raw store "
                 + "operations such a cycle needs, alternated in " + Rounds.ROUNDS + " rounds of a "

@@ -29,6 +29,9 @@ class BenchmarksSmokeTest {
                 .allSatisfy(r -> assertThat(r.ratio()).isPositive().isFinite());
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("8.")).singleElement()
                 .satisfies(r -> assertThat(r.ratio()).as("rows left after the purge, per key").isZero());
+        // what a cycle allocates, from JMH's GC profiler, beside the time of figures 1 and 2 (JMH)
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("1.") || r.figure().endsWith("(JMH)")).hasSize(2)
+                .allSatisfy(r -> assertThat(r.note()).containsPattern("heap allocated per cycle: ours \\d+ B, baseline \\d+ B"));
         assertThat(report.rows()).filteredOn(r -> r.figure().equals("2. uncontended lock+unlock")).hasSize(3)
                 .allSatisfy(r -> assertThat(r.note()).startsWith("store calls per cycle: 2.00 "));
         // each cycle timed on its own only on the stores with a server, where two clock readings do not distort it

@@ -36,8 +36,6 @@ final class Acquirer {
     private final TimeSource time;
     /** See {@link LockStore#isInMemory()}: an answer that is not worth timing. */
     private final boolean inMemoryStore;
-    /** Whether {@link #time} is the store's lease clock, so that a reading of it can go with a request. */
-    private final boolean sharesLeaseClock;
     private final AcquisitionTable table;
     private final KeyScope keys;
     private final Lifecycle lifecycle;
@@ -56,7 +54,6 @@ final class Acquirer {
         this.store = settings.store();
         this.time = settings.timeSource();
         this.inMemoryStore = store.isInMemory();
-        this.sharesLeaseClock = store.leaseClock() == time;
         this.table = table;
         this.keys = keys;
         this.lifecycle = lifecycle;
@@ -255,8 +252,7 @@ final class Acquirer {
         try {
             LockRequest request = new LockRequest(handle, nodeId, mine.holderName(), mine.mode(),
                     parked != null ? parked.handle() : null);
-            result = calls.run(() -> sharesLeaseClock ? store.acquire(request, leases.lease(), sentAt)
-                    : store.acquire(request, leases.lease()));
+            result = calls.acquire(request, leases.lease(), sentAt);
         } catch (LockManagerException e) {
             abandon(mine);
             releaseParked(parked);

@@ -63,7 +63,7 @@ final class LockEngine implements LockManager {
         this.store = settings.store();
         this.keys = new KeyScope(settings);
         this.lifecycle = new Lifecycle(settings.nodeId());
-        this.calls = new StoreCalls(store.isInMemory());
+        this.calls = new StoreCalls(store, settings.timeSource());
         this.events = new Events(settings);
         NamedThreadFactory keeperThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper");
         ScheduledExecutorService keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);

@@ -215,7 +215,7 @@ final class Releaser {
             it.remove();
             LockHandle handle = entry.getKey();
             try {
-                calls.run(() -> store.release(handle));
+                calls.release(handle);
             } catch (LockManagerException | RuntimeException e) {
                 log.warn("Could not release kept lock '{}' of node '{}' in store {}: {}. Retrying in the background "
                         + "until its lease ends", handle.key().name(), nodeId, store, e.toString());
@@ -238,7 +238,7 @@ final class Releaser {
     /** Removes the record of {@code handle} if it is still that handle's, or queues that until {@code leaseEndNanos}. */
     private void releaseRecord(LockHandle handle, long leaseEndNanos) {
         try {
-            if (!calls.run(() -> store.release(handle))) {
+            if (!calls.release(handle)) {
                 log.warn("Lock '{}' of node '{}' was no longer this node's in the store when released (its lease had "
                         + "ended or it was lost); nothing of anyone else's was touched", handle.key().name(), nodeId);
             }
@@ -299,7 +299,7 @@ final class Releaser {
     /** Tries a pending release at once; {@code true} if the record is no longer there for {@code handle}. */
     boolean releaseNow(LockHandle handle) {
         try {
-            calls.run(() -> store.release(handle));
+            calls.release(handle);
             pending.remove(handle);
             return true;
         } catch (LockManagerException | RuntimeException e) {
