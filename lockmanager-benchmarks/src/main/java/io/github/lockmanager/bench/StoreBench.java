@@ -294,11 +294,11 @@ final class StoreBench {
                 keys[t] = "tp-" + t;
                 rawKeys[t] = "tp-" + run + "-" + t;
             }
-            Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(),
+            Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(), Throughput.GOAL_ROUNDS,
                     t -> manager.lock(keys[t]).close(), t -> subject.rawCycle(rawKeys[t], keys[t]));
             report.add("5. throughput, 8 threads", subject.name(), Report.perSecond(rates.ours().perSecond()),
                     Report.perSecond(rates.baseline().perSecond()), rates.ratio(),
-                    "distinct keys; baseline: " + subject.rawCycleDescription());
+                    "distinct keys; baseline: " + subject.rawCycleDescription() + "; " + rates.roundsNote());
             if (!subject.store().isInMemory()) {
                 rates.ours().cpuPerCycle().ifPresent(ours -> rates.baseline().cpuPerCycle()
                         .ifPresent(raw -> reportCpu(ours, raw)));
@@ -345,14 +345,14 @@ final class StoreBench {
      */
     private void sharedReaders() throws Exception {
         try (LockManager manager = manager(subject.store(), "readers", client("readers"), Duration.ofMinutes(3))) {
-            Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(),
+            Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(), 1,
                     t -> manager.lockShared("report").close(), t -> manager.lock("w-" + t).close());
             report.add("10. 8 readers on one key", subject.name(), Report.perSecond(rates.ours().perSecond()),
                     Report.perSecond(rates.baseline().perSecond()), rates.ratio(),
                     "lockShared+close of one key by 8 threads; baseline: lock+close of 8 distinct keys (must be >= 0.8)");
         }
         String rawKey = "readers-" + run;
-        Throughput.Comparison raw = Throughput.sideBySide(settings.throughputTime(),
+        Throughput.Comparison raw = Throughput.sideBySide(settings.throughputTime(), 1,
                 t -> subject.rawSharedCycle(rawKey, "raw-reader-" + run + "-" + t),
                 t -> subject.rawCycle(rawKey + "-w-" + t, "raw-writer-" + run));
         report.add("10b. 8 raw readers on one key", subject.name(), Report.perSecond(raw.ours().perSecond()),

@@ -67,13 +67,13 @@ final class PeerBench {
             String[] oursKeys = throughputKeys("ours");
             String[] peerKeys = throughputKeys("peer");
             Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime().multipliedBy(2),
-                    t -> cycle(ours, oursKeys[t]), t -> cycle(peer, peerKeys[t]));
+                    Throughput.GOAL_ROUNDS, t -> cycle(ours, oursKeys[t]), t -> cycle(peer, peerKeys[t]));
             String cpu = rates.ours().cpuPerCycle().flatMap(o -> rates.baseline().cpuPerCycle()
                     .map(t -> "; processor time per cycle: ours " + Report.cpuSplit(o) + ", theirs "
                             + Report.cpuSplit(t))).orElse("");
             report.add(figure + "throughput, 8 threads", store, Report.perSecond(rates.ours().perSecond()),
                     Report.perSecond(rates.baseline().perSecond()), rates.ratio(),
-                    "distinct keys, each lock+unlock on one thread; above 1 is faster" + cpu);
+                    "distinct keys, each lock+unlock on one thread; above 1 is faster; " + rates.roundsNote() + cpu);
 
             double oursHandoff = handoff(ours, oursB, "h-ours-" + run);
             double peerHandoff = handoff(peer, peerB, "h-peer-" + run);
