@@ -184,7 +184,7 @@ public final class Benchmarks {
                 + "context, the ratios as the result. No test asserts any of these times.\n\n"
                 + "Reproduce (PostgreSQL on 127.0.0.1:5432, database `test`, user `postgres`; MariaDB on 127.0.0.1:3306, "
                 + "database `test`, user `root`; Redis on 127.0.0.1:6379 for "
-                + "figure 9; the HBase mini cluster is started by the run; about 17 minutes on 2 cores):\n\n    " + COMMAND + "\n\n"
+                + "figure 9; the HBase mini cluster is started by the run; about 20 minutes on 2 cores):\n\n    " + COMMAND + "\n\n"
                 + "Machine: " + runtime.availableProcessors() + " cores (" + cpuModel() + "), " + System.getProperty("os.name")
                 + " " + System.getProperty("os.version") + ", Java " + System.getProperty("java.version") + " ("
                 + System.getProperty("java.vm.name") + "), max heap " + runtime.maxMemory() / (1024 * 1024) + " MiB; "
