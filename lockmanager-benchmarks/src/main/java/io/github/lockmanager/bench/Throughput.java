@@ -38,9 +38,9 @@ final class Throughput {
             return ours.perSecond() / baseline.perSecond();
         }
 
-        /** For a report's note, for example {@code "3 timed rounds read 0.82, 0.85, 0.79"}; empty for one round. */
+        /** For a report's note, for example {@code "3 timed rounds read 0.82, 0.85, 0.79"}. */
         String roundsNote() {
-            return roundRatios.size() < 2 ? "" : roundRatios.size() + " timed rounds read " + roundRatios.stream()
+            return roundRatios.size() + " timed rounds read " + roundRatios.stream()
                     .map(r -> String.format(Locale.ROOT, "%.2f", r)).collect(Collectors.joining(", "));
         }
     }
