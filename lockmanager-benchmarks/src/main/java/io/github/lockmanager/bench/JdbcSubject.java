@@ -26,6 +26,8 @@ final class JdbcSubject implements Subject {
     private final String takeDescription;
     private final HikariDataSource pool;
     private final JdbcLockStore store;
+    /** PostgreSQL's store with durable releases, on the same table; {@code null} elsewhere. */
+    private final JdbcLockStore durableReleases;
 
     private JdbcSubject(String name, String url, String user, String take, String takeDescription)
             throws SQLException, LockManagerException {
@@ -47,6 +49,12 @@ final class JdbcSubject implements Subject {
         }
         store = JdbcLockStore.builder(pool).tableName(TABLE).build();
         store.initialize();
+        if (name.equals("PostgreSQL")) {
+            durableReleases = JdbcLockStore.builder(pool).tableName(TABLE).durableReleases(true).build();
+            durableReleases.initialize();
+        } else {
+            durableReleases = null;
+        }
     }
 
     static JdbcSubject postgres() throws SQLException, LockManagerException {
@@ -79,6 +87,12 @@ final class JdbcSubject implements Subject {
     @Override
     public LockStore store() {
         return store;
+    }
+
+    @Override
+    public Variant variant() {
+        return durableReleases == null ? null : new Variant("durableReleases(true)", "each release waits for the "
+                + "flush, as the raw pair's statements do", durableReleases);
     }
 
     @Override
@@ -154,6 +168,9 @@ final class JdbcSubject implements Subject {
     @Override
     public void close() {
         store.close();
+        if (durableReleases != null) {
+            durableReleases.close();
+        }
         pool.close();
     }
 }

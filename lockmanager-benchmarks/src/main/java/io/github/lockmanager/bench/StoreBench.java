@@ -70,7 +70,9 @@ final class StoreBench {
     /** Figure 2: one uncontended lock+unlock against the raw store operations it needs. */
     private void cycle() throws Exception {
         double perCycle = storeCallsPerCycle("cycle", manager -> manager.lock("cycle").close());
-        try (LockManager manager = manager(subject.store(), "cycle", client("cycle"), Duration.ofMinutes(3))) {
+        try (LockManager manager = manager(subject.store(), "cycle", client("cycle"), Duration.ofMinutes(3));
+             LockManager variant = subject.variant() == null ? null : manager(subject.variant().store(),
+                     "cycle-variant", client("cycle-variant"), Duration.ofMinutes(3))) {
             // keys and owners built once: the loops measure lock cycles, not string building
             String rawKey = "cycle-" + run;
             String rawOwner = "raw-owner-" + run;
@@ -86,6 +88,9 @@ final class StoreBench {
             boolean peer = subject.peerCycleDescription() != null;
             if (peer) {
                 cycles.add(() -> subject.peerCycle(rawKey, rawOwner));
+            }
+            if (variant != null) {
+                cycles.add(() -> variant.lock("cycle").close());
             }
             // a store's cycle takes microseconds, so each is timed on its own as well: the mean alone would not tell
             // the typical cycle from a few slow ones (a flush or a pause of the mini cluster, say)
@@ -109,6 +114,13 @@ final class StoreBench {
                 report.add("2. uncontended lock+unlock, against a peer", subject.name(), Report.micros(ours / count),
                         Report.micros(nanos[3] / count), (double) ours / nanos[3], "baseline: "
                                 + subject.peerCycleDescription() + "; same rounds as the row above");
+            }
+            if (variant != null) {
+                long variantNanos = nanos[cycles.size() - 1];
+                report.add("2. uncontended lock+unlock, " + subject.variant().name(), subject.name(),
+                        Report.micros(variantNanos / count), Report.micros(raw / count), (double) variantNanos / raw,
+                        subject.variant().description() + "; same rounds as row 2, whose cycle it takes "
+                                + Report.ratio((double) variantNanos / ours) + "×");
             }
             if (eachTimed) {
                 reportQuantiles(each, peer);

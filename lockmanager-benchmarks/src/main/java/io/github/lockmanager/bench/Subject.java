@@ -27,6 +27,21 @@ interface Subject extends AutoCloseable {
     void rawSharedCycle(String key, String owner) throws Exception;
 
     /**
+     * The store again with one setting changed, which trades some speed for something a user may want instead, so
+     * that figure 2 shows what it costs.
+     *
+     * @param name        the setting as a user writes it
+     * @param description what it changes
+     */
+    record Variant(String name, String description, LockStore store) {
+    }
+
+    /** The {@link Variant} figure 2 times beside the store; {@code null} when there is none. */
+    default Variant variant() {
+        return null;
+    }
+
+    /**
      * What {@link #peerCycle} replays: a peer library's lock+unlock protocol on the same store, as a second
      * baseline of figure 2; {@code null} when there is none.
      */

@@ -89,13 +89,22 @@ abstract class SqlDialect {
     }
 
     /**
-     * A release that also announces itself (parameters: key, owner token): it frees the key's row if it is the
-     * owner's and live, returns one row then, and notifies the table's channel with the key if a waiter had marked the
-     * row ({@link #markWaited}); {@code null} where the database cannot announce releases. The mark stays on the
-     * free row: {@link #acquireClearingWaiters} takes it off.
+     * A release that also announces itself (parameters: key, owner token; {@code alsoWhere} ends its condition): it
+     * frees the key's row if it is the owner's and live, returns one row then, and notifies the table's channel with
+     * the key if a waiter had marked the row ({@link #markWaited}); {@code null} where the database cannot announce
+     * releases. The mark stays on the free row: {@link #acquireClearingWaiters} takes it off.
      */
-    String releaseAnnouncing(String table) {
+    String releaseAnnouncing(String table, String alsoWhere) {
         return null;
+    }
+
+    /**
+     * A condition, always true, that makes the statement whose {@code WHERE} clause it ends commit without waiting for
+     * the database to flush the commit to disk; empty where a statement cannot ask for that (see
+     * {@link JdbcLockStore.Builder#durableReleases}).
+     */
+    String commitWithoutFlush() {
+        return "";
     }
 
     /**
@@ -290,12 +299,21 @@ abstract class SqlDialect {
          * commits.
          */
         @Override
-        String releaseAnnouncing(String table) {
+        String releaseAnnouncing(String table, String alsoWhere) {
             return "WITH u AS (UPDATE " + table + " SET owner_token = NULL, status = 'FREE', expires_at = " + now()
                     + ", last_modified = " + now() + " WHERE lock_key = ? AND owner_token = ? AND expires_at > "
-                    + now() + " RETURNING lock_key, waiters) "
+                    + now() + alsoWhere + " RETURNING lock_key, waiters) "
                     + "SELECT CASE WHEN waiters THEN pg_notify(" + PostgresReleaseListener.channelLiteral(table)
                     + ", lock_key) END FROM u";
+        }
+
+        /*
+         * set_config(..., true) holds for the statement's own transaction only, so the pool's connection keeps the
+         * session's setting; the commit reads it when the statement has run.
+         */
+        @Override
+        String commitWithoutFlush() {
+            return " AND set_config('synchronous_commit', 'off', true) = 'off'";
         }
 
         /*

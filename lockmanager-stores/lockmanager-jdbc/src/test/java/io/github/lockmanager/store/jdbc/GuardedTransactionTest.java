@@ -249,12 +249,16 @@ class GuardedTransactionTest {
         String key = scene.key;
         String work = scene.work;
         LockResource held = scene.held;
-        Connection c = transaction(database);
+        StatementLog sent = new StatementLog();
+        Connection c = sent.wrap(transaction(database));
         try (GuardedTransaction tx = store.guard(c, held)) {
             insert(c, work);
             tx.commitAndRelease();
         }
         assertThat(committed(database, work)).isTrue();
+        // the work's commit waits for the flush as the caller's session says, whatever the store's own releases do
+        assertThat(sent.containing("SET owner_token = NULL")).isNotEmpty()
+                .noneMatch(sql -> sql.contains("synchronous_commit"));
         assertThat(held.isClosed()).isTrue();
         assertThat(node.getLocks()).noneMatch(lock -> lock.getKey().equals(key));
         try (LockResource next = other.lock(key)) {

@@ -101,6 +101,57 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
         }
     }
 
+    /*
+     * A release need not wait for the flush (JdbcLockStore.Builder#durableReleases): its statement asks for that in its
+     * own transaction, acquisitions never do, and the pool's session keeps its own setting afterwards (one connection,
+     * so the session asked is the one the store used). The database keeps no trace of how a commit went, so the
+     * statements are read as sent.
+     */
+    @Test
+    void aReleaseCommitsWithoutWaitingForTheFlushAndLeavesTheSessionAsItWas() throws Exception {
+        StatementLog sent = releaseAndAcquire(false);
+        assertThat(sent.containing("SET owner_token = NULL")).isNotEmpty().allMatch(sql -> sql.contains(ASYNC_COMMIT));
+        assertThat(sent.containing("fencing_token = GREATEST")).isNotEmpty()
+                .noneMatch(sql -> sql.contains(ASYNC_COMMIT));
+    }
+
+    @Test
+    void durableReleasesWaitForTheFlush() throws Exception {
+        StatementLog sent = releaseAndAcquire(true);
+        assertThat(sent.containing("SET owner_token = NULL")).isNotEmpty();
+        assertThat(sent.containing("synchronous_commit")).isEmpty();
+    }
+
+    private static final String ASYNC_COMMIT = "set_config('synchronous_commit', 'off', true)";
+
+    private static StatementLog releaseAndAcquire(boolean durableReleases) throws Exception {
+        String table = "lm_flush_" + UUID.randomUUID().toString().substring(0, 8);
+        StatementLog sent = new StatementLog();
+        try (HikariDataSource pool = Database.POSTGRES.pool(1)) {
+            JdbcLockStore store = JdbcLockStore.builder(sent.wrap(pool)).tableName(table)
+                    .durableReleases(durableReleases).build();
+            try {
+                store.initialize();
+                try (LockManager manager = LockManagerBuilder.newBuilder().store(store).nodeId("a").build()) {
+                    manager.lock("job").close();
+                    manager.lock("job").close();
+                }
+                try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+                     java.sql.ResultSet rs = s.executeQuery("SELECT current_setting('synchronous_commit') = "
+                             + "(SELECT reset_val FROM pg_settings WHERE name = 'synchronous_commit')")) {
+                    rs.next();
+                    assertThat(rs.getBoolean(1)).as("the session's synchronous_commit after the store's calls")
+                            .isTrue();
+                }
+            } finally {
+                store.close();
+                execute("DROP TABLE IF EXISTS " + table);
+                execute("DROP TABLE IF EXISTS " + table + "_holders");
+            }
+        }
+        return sent;
+    }
+
     private static boolean marked(String table) throws Exception {
         try (Connection c = Database.POSTGRES.shared().getConnection(); Statement s = c.createStatement();
              java.sql.ResultSet rs = s.executeQuery("SELECT waiters FROM " + table + " WHERE lock_key LIKE '%#job'")) {
