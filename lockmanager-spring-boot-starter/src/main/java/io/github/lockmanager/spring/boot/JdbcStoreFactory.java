@@ -13,6 +13,7 @@ final class JdbcStoreFactory {
     static LockStore build(Object dataSource, LockManagerProperties properties) {
         JdbcLockStore.Builder builder = JdbcLockStore.builder((DataSource) dataSource);
         Settings.apply("jdbc.table-name", properties.getJdbc().getTableName(), builder::tableName);
+        Settings.apply("jdbc.durable-releases", properties.getJdbc().getDurableReleases(), builder::durableReleases);
         StoreSelection.applyCommon(builder, properties);
         return builder.build();
     }

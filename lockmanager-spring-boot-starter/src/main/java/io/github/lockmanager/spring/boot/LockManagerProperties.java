@@ -134,12 +134,23 @@ public class LockManagerProperties {
         /** The lock table, optionally schema.table; created when missing. Default lockmanager_locks. */
         private String tableName;
 
+        /** Whether each release waits until PostgreSQL has flushed its commit to disk. Default false. */
+        private Boolean durableReleases;
+
         public String getTableName() {
             return tableName;
         }
 
         public void setTableName(String tableName) {
             this.tableName = tableName;
+        }
+
+        public Boolean getDurableReleases() {
+            return durableReleases;
+        }
+
+        public void setDurableReleases(Boolean durableReleases) {
+            this.durableReleases = durableReleases;
         }
     }
 

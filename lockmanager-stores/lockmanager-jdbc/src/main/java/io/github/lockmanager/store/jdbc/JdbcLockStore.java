@@ -169,16 +169,18 @@ public final class JdbcLockStore implements LockStore {
         }
 
         /**
-         * Whether a release of an exclusive lock waits until the database has flushed its commit to disk. Default
-         * {@code false}: on PostgreSQL the release's statement commits without waiting ({@code synchronous_commit}
-         * off for that statement's transaction only), which saves the flush, a good part of a lock+unlock. No
-         * guarantee rests on a release being durable: every acquisition, renewal and abort still waits for its
-         * flush, and the database flushes its log in order, so an acquisition of the key that follows a release makes
-         * that release durable too. What it can cost: if the database crashes, or fails over to a standby, in the
-         * moment after a release (PostgreSQL flushes within three times its {@code wal_writer_delay}, 600 ms by
-         * default), the release may be undone, and the key then stays held by the acquisition that released it until
-         * its lease ends. Set {@code true} to have every release wait for the flush. MariaDB and MySQL can only set
-         * that server-wide, and H2 is not made durable per statement: their releases commit as everything else does.
+         * Whether a release waits until the database has flushed its commit to disk. Default {@code false}: on
+         * PostgreSQL a release's statement (of an exclusive lock, or of a shared or intention holder) commits without
+         * waiting ({@code synchronous_commit} off for that statement's transaction only), which saves the flush, a
+         * good part of a lock+unlock. No guarantee rests on a release being durable: every acquisition, renewal and
+         * abort still waits for its flush, and the database flushes its log in order, so an acquisition of the key
+         * that follows a release makes that release durable too. A release inside a {@link GuardedTransaction}
+         * commits with the caller's work, as the caller's session says. What it can cost: if the database crashes, or
+         * fails over to a standby, in the moment after a release (PostgreSQL flushes within three times its
+         * {@code wal_writer_delay}, 600 ms by default), the release may be undone, and the key then stays held by
+         * the acquisition that released it until its lease ends. Set {@code true} to have every release wait for the
+         * flush. MariaDB and MySQL can only set that server-wide, and H2 is not made durable per statement: their
+         * releases commit as everything else does.
          */
         public Builder durableReleases(boolean durableReleases) {
             this.durableReleases = durableReleases;
@@ -252,7 +254,7 @@ public final class JdbcLockStore implements LockStore {
             this.purge = dialect.purge(table);
             this.renewByArrays = dialect.renewByArrays(table);
             this.statesByArrays = dialect.statesByArrays(table);
-            this.shared = new SharedHolders(dialect, table);
+            this.shared = new SharedHolders(dialect, table, unflushed);
         }
 
         /*

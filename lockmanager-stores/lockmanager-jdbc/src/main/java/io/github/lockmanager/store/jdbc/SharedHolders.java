@@ -74,7 +74,8 @@ final class SharedHolders {
     private final String listLive;
     private final String purge;
 
-    SharedHolders(SqlDialect dialect, String table) {
+    /** @param unflushed what ends a release's condition ({@link SqlDialect#commitWithoutFlush}, or nothing) */
+    SharedHolders(SqlDialect dialect, String table, String unflushed) {
         this.dialect = dialect;
         this.table = table;
         this.holders = table + "_holders";
@@ -93,7 +94,8 @@ final class SharedHolders {
                 + "SELECT lock_key, ?, ?, ?, 'RUNNING', " + now + ", " + now + " + ?, fencing_token, ? FROM " + table
                 + " WHERE lock_key = ? AND owner_token IN (?, ?) AND expires_at >= " + now + " + ? "
                 + dialect.shareRows() + " RETURNING lock_time, expires_at, fencing_token";
-        this.deleteHolder = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now;
+        this.deleteHolder = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now
+                + unflushed;
         this.abort = "UPDATE " + holders + " SET status = 'ABORT' WHERE lock_key = ? AND expires_at > " + now;
         this.listLive = "SELECT " + COLUMNS + " FROM " + holders + " WHERE expires_at > " + now;
         this.purge = "DELETE FROM " + holders + " WHERE expires_at <= " + now;

@@ -102,8 +102,8 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
     }
 
     /*
-     * A release need not wait for the flush (JdbcLockStore.Builder#durableReleases): its statement asks for that in its
-     * own transaction, acquisitions never do, and the pool's session keeps its own setting afterwards (one connection,
+     * A release need not wait for the flush (JdbcLockStore.Builder#durableReleases): its statement, exclusive or shared,
+     * asks for that in its own transaction, acquisitions never do, and the pool's session keeps its own setting afterwards (one connection,
      * so the session asked is the one the store used). The database keeps no trace of how a commit went, so the
      * statements are read as sent.
      */
@@ -111,6 +111,8 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
     void aReleaseCommitsWithoutWaitingForTheFlushAndLeavesTheSessionAsItWas() throws Exception {
         StatementLog sent = releaseAndAcquire(false);
         assertThat(sent.containing("SET owner_token = NULL")).isNotEmpty().allMatch(sql -> sql.contains(ASYNC_COMMIT));
+        assertThat(sent.containing("_holders WHERE lock_key = ? AND owner_token = ?")).as("a shared holder's release")
+                .isNotEmpty().allMatch(sql -> sql.contains(ASYNC_COMMIT));
         assertThat(sent.containing("fencing_token = GREATEST")).isNotEmpty()
                 .noneMatch(sql -> sql.contains(ASYNC_COMMIT));
     }
@@ -135,6 +137,7 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
                 try (LockManager manager = LockManagerBuilder.newBuilder().store(store).nodeId("a").build()) {
                     manager.lock("job").close();
                     manager.lock("job").close();
+                    manager.lockShared("report").close();
                 }
                 try (Connection c = pool.getConnection(); Statement s = c.createStatement();
                      java.sql.ResultSet rs = s.executeQuery("SELECT current_setting('synchronous_commit') = "
