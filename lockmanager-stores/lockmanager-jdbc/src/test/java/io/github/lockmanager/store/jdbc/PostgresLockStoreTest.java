@@ -13,6 +13,7 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,10 +103,10 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
     }
 
     /*
-     * A release need not wait for the flush (JdbcLockStore.Builder#durableReleases): its statement, exclusive or shared,
-     * asks for that in its own transaction, acquisitions never do, and the pool's session keeps its own setting afterwards (one connection,
-     * so the session asked is the one the store used). The database keeps no trace of how a commit went, so the
-     * statements are read as sent.
+     * A release need not wait for the flush (JdbcLockStore.Builder#durableReleases): its statement, exclusive or
+     * shared, asks for that in its own transaction, acquisitions never do, and the pool's session keeps its own setting
+     * afterwards (one connection, so the session asked is the one the store used). The database keeps no trace of how a
+     * commit went, so the statements are read as sent.
      */
     @Test
     void aReleaseCommitsWithoutWaitingForTheFlushAndLeavesTheSessionAsItWas() throws Exception {
@@ -135,12 +136,13 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
             try {
                 store.initialize();
                 try (LockManager manager = LockManagerBuilder.newBuilder().store(store).nodeId("a").build()) {
+                    // a new row, then the free row it left, then a shared holder
                     manager.lock("job").close();
                     manager.lock("job").close();
                     manager.lockShared("report").close();
                 }
                 try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-                     java.sql.ResultSet rs = s.executeQuery("SELECT current_setting('synchronous_commit') = "
+                     ResultSet rs = s.executeQuery("SELECT current_setting('synchronous_commit') = "
                              + "(SELECT reset_val FROM pg_settings WHERE name = 'synchronous_commit')")) {
                     rs.next();
                     assertThat(rs.getBoolean(1)).as("the session's synchronous_commit after the store's calls")
