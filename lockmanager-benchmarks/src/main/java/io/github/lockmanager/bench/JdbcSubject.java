@@ -29,8 +29,9 @@ final class JdbcSubject implements Subject {
     /** PostgreSQL's store with durable releases, on the same table; {@code null} elsewhere. */
     private final JdbcLockStore durableReleases;
 
-    private JdbcSubject(String name, String url, String user, String take, String takeDescription)
-            throws SQLException, LockManagerException {
+    /** @param unflushedReleases whether the store's releases can skip the flush, so that figure 2 times both */
+    private JdbcSubject(String name, String url, String user, String take, String takeDescription,
+                        boolean unflushedReleases) throws SQLException, LockManagerException {
         this.name = name;
         this.take = take;
         this.takeDescription = takeDescription;
@@ -49,7 +50,7 @@ final class JdbcSubject implements Subject {
         }
         store = JdbcLockStore.builder(pool).tableName(TABLE).build();
         store.initialize();
-        if (name.equals("PostgreSQL")) {
+        if (unflushedReleases) {
             durableReleases = JdbcLockStore.builder(pool).tableName(TABLE).durableReleases(true).build();
             durableReleases.initialize();
         } else {
@@ -61,7 +62,7 @@ final class JdbcSubject implements Subject {
         return new JdbcSubject("PostgreSQL", System.getProperty("bench.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"),
                 System.getProperty("bench.postgres.user", "postgres"),
                 "INSERT INTO bench_raw (k, owner) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET owner = EXCLUDED.owner "
-                        + "WHERE bench_raw.owner IS NULL", "INSERT … ON CONFLICT DO UPDATE … WHERE free");
+                        + "WHERE bench_raw.owner IS NULL", "INSERT … ON CONFLICT DO UPDATE … WHERE free", true);
     }
 
     static JdbcSubject mariadb() throws SQLException, LockManagerException {
@@ -70,7 +71,7 @@ final class JdbcSubject implements Subject {
                         "jdbc:mariadb://127.0.0.1:3306/test?useServerPrepStmts=true"),
                 System.getProperty("bench.mariadb.user", "root"),
                 "INSERT INTO bench_raw (k, owner) VALUES (?, ?) ON DUPLICATE KEY UPDATE owner = IF(owner IS NULL, "
-                        + "VALUES(owner), owner)", "INSERT … ON DUPLICATE KEY UPDATE owner = IF(free, …)");
+                        + "VALUES(owner), owner)", "INSERT … ON DUPLICATE KEY UPDATE owner = IF(free, …)", false);
     }
 
     String version() throws SQLException {
