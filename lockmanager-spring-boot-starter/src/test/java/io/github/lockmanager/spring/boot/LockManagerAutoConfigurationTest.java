@@ -1,20 +1,25 @@
 package io.github.lockmanager.spring.boot;
 
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.jdbc.DatabaseAccess;
+import io.github.lockmanager.store.jdbc.StatementLog;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +58,24 @@ class LockManagerAutoConfigurationTest {
                 assertThat(rows).as("the lock is in lockmanager.jdbc.table-name").isEqualTo(1);
             }
         }
+    }
+
+    /* the database keeps no trace of how a commit went, so the release statements are read as the store sent them */
+    @Test
+    void jdbcDurableReleasesReachesTheStore() throws LockException {
+        assertThat(releasesSent()).as("releases by default").isNotEmpty()
+                .allMatch(sql -> sql.contains("synchronous_commit"));
+        assertThat(releasesSent("lockmanager.jdbc.durable-releases=true")).as("durable releases").isNotEmpty()
+                .noneMatch(sql -> sql.contains("synchronous_commit"));
+    }
+
+    private static List<String> releasesSent(String... settings) throws LockException {
+        LoggedApp.sent = new StatementLog();
+        try (ConfigurableApplicationContext context = BootApps.start(LoggedApp.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "durable-node"), settings)) {
+            context.getBean(LockManager.class).lock("durable-key").close();
+        }
+        return LoggedApp.sent.containing("SET owner_token = NULL");
     }
 
     @Test
@@ -113,6 +136,18 @@ class LockManagerAutoConfigurationTest {
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class App {
+    }
+
+    /** An application whose DataSource, the test database's pool, keeps the text of every statement prepared. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class LoggedApp {
+        static volatile StatementLog sent;
+
+        @Bean
+        DataSource dataSource() {
+            return sent.wrap(DatabaseAccess.postgres());
+        }
     }
 
     @SpringBootConfiguration

@@ -10,12 +10,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Keeps the text of every statement prepared on a real database's connections, which it passes through unchanged:
- * for tests of what the store asks of the database where the database shows no trace of it.
+ * for tests of what the store asks of the database where the database shows no trace of it (also in other
+ * modules' tests).
  */
-final class StatementLog {
+public final class StatementLog {
     private final List<String> prepared = new CopyOnWriteArrayList<>();
 
-    DataSource wrap(DataSource dataSource) {
+    public DataSource wrap(DataSource dataSource) {
         return (DataSource) Proxy.newProxyInstance(StatementLog.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object result = invoke(dataSource, method, args);
@@ -34,7 +35,7 @@ final class StatementLog {
     }
 
     /** The statements prepared so far whose text contains {@code part}. */
-    List<String> containing(String part) {
+    public List<String> containing(String part) {
         return prepared.stream().filter(sql -> sql.contains(part)).toList();
     }
 
