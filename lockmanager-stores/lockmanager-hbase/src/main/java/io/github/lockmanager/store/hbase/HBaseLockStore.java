@@ -508,13 +508,13 @@ public final class HBaseLockStore implements LockStore {
         return holders.slots();
     }
 
-    /** Holders of every mode, exclusive ones in the owner cell, the others in slots ({@link SharedHolders}). */
     /** A hand-off is the acquisition's write, checked against the predecessor's owner cell instead of a free one. */
     @Override
     public boolean supportsHandOff() {
         return true;
     }
 
+    /** Holders of every mode, exclusive ones in the owner cell, the others in slots ({@link SharedHolders}). */
     @Override
     public boolean supportsModes() {
         return true;
