@@ -14,9 +14,6 @@ final class AerospikeStoreFactory {
         AerospikeLockStore.Builder builder = AerospikeLockStore.builder((IAerospikeClient) client);
         Settings.apply("aerospike.namespace", settings.getNamespace(), builder::namespace);
         Settings.apply("aerospike.set-suffix", settings.getSetSuffix(), builder::setSuffix);
-        Settings.apply("aerospike.durable-delete", settings.getDurableDelete(), builder::durableDelete);
-        Settings.apply("aerospike.allow-volatile-namespace", settings.getAllowVolatileNamespace(),
-                builder::allowVolatileNamespace);
         builder.farmIds(settings.getFarmIds().toArray(String[]::new));
         StoreSelection.applyCommon(builder, properties);
         try {

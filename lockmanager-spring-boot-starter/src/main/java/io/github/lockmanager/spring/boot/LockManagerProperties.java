@@ -179,12 +179,6 @@ public class LockManagerProperties {
         /** Every farm whose DC locks this application lists; checked for valid set names at startup. */
         private List<String> farmIds = new ArrayList<>();
 
-        /** Whether releases leave tombstones (Aerospike Enterprise). Default false. */
-        private Boolean durableDelete;
-
-        /** Whether a namespace that keeps nothing on disk is accepted. Default false. */
-        private Boolean allowVolatileNamespace;
-
         public String getNamespace() {
             return namespace;
         }
@@ -207,22 +201,6 @@ public class LockManagerProperties {
 
         public void setFarmIds(List<String> farmIds) {
             this.farmIds = farmIds;
-        }
-
-        public Boolean getDurableDelete() {
-            return durableDelete;
-        }
-
-        public void setDurableDelete(Boolean durableDelete) {
-            this.durableDelete = durableDelete;
-        }
-
-        public Boolean getAllowVolatileNamespace() {
-            return allowVolatileNamespace;
-        }
-
-        public void setAllowVolatileNamespace(Boolean allowVolatileNamespace) {
-            this.allowVolatileNamespace = allowVolatileNamespace;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.aerospike;
 
 import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockKey;
 
 import java.nio.charset.StandardCharsets;
@@ -8,41 +9,57 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Where locks live in Aerospike. Set names come from level, farm and the store's suffix:
- * {@code DC#<farmId>#<suffix>} and {@code XDC#<suffix>}. In a set, the lock record of a key has the user key
- * {@code <clientId>#<key>} and a record TTL; its fencing counter record has the user key
- * {@code #fence#<clientId>#<key>} and the store's idle record retention as TTL.
- *
- * <p>A key held in modes other than exclusive has, instead of an exclusive lock record, a <em>marker</em> under the
- * lock record's user key: {@link #OWNER} is {@link #SHARED_OWNER}, {@link #HOLDERS} maps each holder's owner token to
- * its mode's name, {@link #TOKEN} is the holders' fencing token, and it never expires (the last holder deletes it).
- * Each such holder also has a holder record with the usual bins plus {@link #MODE} and its own TTL, under
- * {@code #holder#<token length>#<token><clientId>#<key>}. No lock record's user key starts with {@code '#'}, client
- * ids being non-empty and free of it.
+ * Where locks live in Aerospike: one record per key, which never moves, so that every decision about the key is one
+ * atomic operation on it. Set names come from level, farm and the store's suffix: {@code DC#<farmId>#<suffix>} and
+ * {@code XDC#<suffix>}; the user key is {@code <clientId>#<key>}. Bins:
+ * <ul>
+ *   <li>{@link #HOLDERS}: a map from each holder's owner token to its entry, the list
+ *       {@code [tag, fencing token, node, thread, lock time ms, lease ms]}. The tag is
+ *       {@code mode ordinal * 2^44 + lease end in ms} on the server's clock, so that the live holders of one mode are
+ *       one value range of the map, which the server counts and cleans up inside the acquiring operation.</li>
+ *   <li>{@link #FENCE}: the last fencing token given for the key; a record without it starts at
+ *       {@code 1000 * the server's clock in ms}.</li>
+ *   <li>{@link #ABORT}: the fencing token that was last when an abort was asked: a holder whose token is not above it
+ *       is asked to abort.</li>
+ * </ul>
+ * The record's TTL is the store's idle record retention plus the lease, from its last grant or renewal: it outlives
+ * every live holder, and a key nobody uses goes away with its counter.
  */
 final class AerospikeLayout {
     static final int MAX_SET_NAME_BYTES = 63;
     static final int MAX_BIN_NAME_BYTES = 15;
 
-    static final String OWNER = "owner";
-    static final String NODE = "node";
-    static final String THREAD = "thread";
-    static final String LOCK_TIME = "locktime";
-    static final String LEASE = "lease";
-    static final String STATUS = "status";
-    static final String TOKEN = "token";
-    static final String FENCE = "fence";
-    static final String MODE = "mode";
     static final String HOLDERS = "holders";
-    static final List<String> BINS = List.of(OWNER, NODE, THREAD, LOCK_TIME, LEASE, STATUS, TOKEN, FENCE, MODE, HOLDERS);
+    static final String FENCE = "fence";
+    static final String ABORT = "abort";
+    static final List<String> BINS = List.of(HOLDERS, FENCE, ABORT);
 
-    /** The owner of a key's marker, while holders in other modes than exclusive hold it. */
-    static final String SHARED_OWNER = "~shared";
+    /** Positions in a holder's entry. */
+    static final int TAG = 0;
+    static final int TOKEN = 1;
+    static final int NODE = 2;
+    static final int THREAD = 3;
+    static final int LOCK_TIME = 4;
+    static final int LEASE = 5;
 
-    private static final String COUNTER_PREFIX = "#fence#";
-    private static final String HOLDER_PREFIX = "#holder#";
+    /** A tag's lease end takes its low 44 bits: milliseconds to the year 2527. */
+    static final int MODE_SHIFT = 44;
+    static final long TIME_MASK = (1L << MODE_SHIFT) - 1;
 
     private AerospikeLayout() {
+    }
+
+    /** The first tag of {@code mode}: every holder in it has a tag from here to {@code modeBase(next mode)}. */
+    static long modeBase(LockMode mode) {
+        return (long) mode.ordinal() << MODE_SHIFT;
+    }
+
+    static LockMode modeOf(long tag) {
+        return LockMode.values()[(int) (tag >>> MODE_SHIFT)];
+    }
+
+    static long endOf(long tag) {
+        return tag & TIME_MASK;
     }
 
     static String setName(LockKey key, String suffix) {
@@ -61,23 +78,12 @@ final class AerospikeLayout {
         return key.clientId() + LockKey.SEPARATOR + key.name();
     }
 
-    static String counterUserKey(LockKey key) {
-        return COUNTER_PREFIX + lockUserKey(key);
-    }
-
-    /** The user key of the record of one holder of {@code key}: unambiguous for any owner token. */
-    static String holderUserKey(LockKey key, String ownerToken) {
-        return HOLDER_PREFIX + ownerToken.length() + LockKey.SEPARATOR + ownerToken + lockUserKey(key);
-    }
-
-    /** Whether a record's user key is a lock record's (exclusive or marker), not a counter's or a holder's. */
-    static boolean isLockUserKey(String userKey) {
-        return !userKey.isEmpty() && userKey.charAt(0) != LockKey.SEPARATOR;
-    }
-
-    /** The lock key of a record in {@code set}, or {@code null} if the set is not one of this store's lock sets. */
+    /** The lock key of a record in {@code set}, or {@code null} if the set or user key is not this store's. */
     static LockKey lockKey(String set, String suffix, String userKey) {
         int sep = userKey.indexOf(LockKey.SEPARATOR);
+        if (sep <= 0) {
+            return null;
+        }
         String clientId = userKey.substring(0, sep);
         String name = userKey.substring(sep + 1);
         if (set.equals(xdcSet(suffix))) {
@@ -114,16 +120,14 @@ final class AerospikeLayout {
     }
 
     /**
-     * The record TTL for a lease, in whole seconds: rounded up, plus one second because the server counts expiry
-     * in whole seconds, so that a record never expires before its lease. Never 0 (namespace default) or -1
-     * (never).
+     * The record TTL after a grant or renewal with {@code lease}, in whole seconds: the retention plus the lease
+     * rounded up plus one second, as the server counts expiry in whole seconds.
      */
-    static int ttlSeconds(Duration lease) {
-        long millis = lease.toMillis();
-        long seconds = (millis + 999) / 1000 + 1;
+    static int ttlSeconds(Duration retention, Duration lease) {
+        long seconds = retention.toSeconds() + (lease.toMillis() + 999) / 1000 + 1;
         if (seconds > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("lease " + lease + " is too long for an Aerospike TTL");
         }
-        return (int) Math.max(2, seconds);
+        return (int) seconds;
     }
 }

@@ -1,7 +1,6 @@
 package io.github.lockmanager.store.aerospike;
 
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -28,33 +27,9 @@ final class AerospikeNamespace {
         return !"0".equals(config.get("nsup-period")) || "true".equals(config.get("allow-ttl-without-nsup"));
     }
 
-    /**
-     * Whether the namespace keeps its records across a restart of its nodes: on a device or persistent memory,
-     * or in memory with a storage file or device behind it (Aerospike 7+). A namespace kept in process memory
-     * only forgets its fencing counters on a restart, and tokens would start again from 1.
-     */
-    boolean isPersistent() {
-        String engine = config.getOrDefault("storage-engine", "").toLowerCase(Locale.ROOT);
-        if (engine.equals("device") || engine.equals("pmem")) {
-            return true;
-        }
-        return config.keySet().stream().anyMatch(k -> k.startsWith("storage-engine.file")
-                || k.startsWith("storage-engine.device"));
-    }
-
-    String storageEngine() {
-        return config.getOrDefault("storage-engine", "unknown");
-    }
-
     /** Whether the namespace runs in strong-consistency mode (Enterprise Edition); else it is available-first. */
     boolean isStrongConsistency() {
         return "true".equals(config.get("strong-consistency"));
-    }
-
-    /** Whether the server is Enterprise (or Standard) Edition, which durable deletes need. */
-    boolean supportsDurableDelete() {
-        String lower = edition.toLowerCase(Locale.ROOT);
-        return lower.contains("enterprise") || lower.contains("standard") || lower.contains("federal");
     }
 
     String edition() {

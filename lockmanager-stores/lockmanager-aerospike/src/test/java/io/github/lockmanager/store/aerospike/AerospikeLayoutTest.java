@@ -4,22 +4,40 @@ import com.aerospike.client.Record;
 import io.github.lockmanager.spi.LockKey;
 import org.junit.jupiter.api.Test;
 
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.LockRecord;
+
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The Aerospike rules that need no server: TTLs, name limits, record keys, how results are read. */
 class AerospikeLayoutTest {
     @Test
-    void ttlsRoundUpToWholeSecondsPlusOneAndAreNeverZeroOrNever() {
-        assertThat(AerospikeLayout.ttlSeconds(Duration.ofMillis(1))).isEqualTo(2);
-        assertThat(AerospikeLayout.ttlSeconds(Duration.ofMillis(100))).isEqualTo(2);
-        assertThat(AerospikeLayout.ttlSeconds(Duration.ofMillis(1000))).isEqualTo(2);
-        assertThat(AerospikeLayout.ttlSeconds(Duration.ofMillis(1001))).isEqualTo(3);
-        assertThat(AerospikeLayout.ttlSeconds(Duration.ofSeconds(60))).isEqualTo(61);
+    void aRecordOutlivesItsLeaseByTheRetentionInWholeSeconds() {
+        Duration hour = Duration.ofHours(1);
+        assertThat(AerospikeLayout.ttlSeconds(hour, Duration.ofMillis(1))).isEqualTo(3600 + 2);
+        assertThat(AerospikeLayout.ttlSeconds(hour, Duration.ofMillis(1000))).isEqualTo(3600 + 2);
+        assertThat(AerospikeLayout.ttlSeconds(hour, Duration.ofMillis(1001))).isEqualTo(3600 + 3);
+        assertThat(AerospikeLayout.ttlSeconds(Duration.ofSeconds(1), Duration.ofSeconds(1))).isEqualTo(3);
+    }
+
+    @Test
+    void aTagKeepsTheModeAboveTheLeaseEnd() {
+        long end = Instant.parse("2500-01-01T00:00:00Z").toEpochMilli();
+        for (LockMode mode : LockMode.values()) {
+            long tag = AerospikeLayout.modeBase(mode) + end;
+            assertThat(AerospikeLayout.modeOf(tag)).isEqualTo(mode);
+            assertThat(AerospikeLayout.endOf(tag)).isEqualTo(end);
+        }
     }
 
     @Test
@@ -43,36 +61,32 @@ class AerospikeLayoutTest {
     void recordKeysMapBackToTheirLockKeys() {
         for (LockKey key : new LockKey[]{LockKey.dc("farm1", "app", "a#b"), LockKey.xdc("app", "#x#")}) {
             String set = AerospikeLayout.setName(key, "locks");
-            String userKey = AerospikeLayout.lockUserKey(key);
-            assertThat(AerospikeLayout.isLockUserKey(userKey)).isTrue();
-            assertThat(AerospikeLayout.isLockUserKey(AerospikeLayout.counterUserKey(key))).isFalse();
-            assertThat(AerospikeLayout.lockKey(set, "locks", userKey)).isEqualTo(key);
+            assertThat(AerospikeLayout.lockKey(set, "locks", AerospikeLayout.lockUserKey(key))).isEqualTo(key);
         }
         assertThat(AerospikeLayout.lockKey("DC#farm1#other", "locks", "app#k")).as("another store's set").isNull();
+        assertThat(AerospikeLayout.lockKey("XDC#locks", "locks", "#fence#app#k")).as("an older layout's counter").isNull();
     }
 
     @Test
-    void holderRecordKeysAreNeitherLockKeysNorAmbiguous() {
-        LockKey key = LockKey.xdc("app", "n");
-        String holder = AerospikeLayout.holderUserKey(key, "x#y");
-        assertThat(AerospikeLayout.isLockUserKey(holder)).isFalse();
-        assertThat(AerospikeLayout.isLockUserKey("")).isFalse();
-        // a '#' in the token or in the name cannot make two holders of different keys share a record
-        assertThat(holder).isNotEqualTo(AerospikeLayout.holderUserKey(LockKey.xdc("app", "n#x"), "y"));
-        assertThat(AerospikeLayout.holderUserKey(LockKey.xdc("app", "n#x"), "y"))
-                .isNotEqualTo(AerospikeLayout.holderUserKey(key, "x#y"));
-    }
+    void holdersAreReadWhetherTheClientGaveOneValueOrAListOfResults() {
+        LockKey key = LockKey.xdc("app", "k");
+        long now = 1_800_000_000_000L;
+        List<Object> reader = Arrays.asList(AerospikeLayout.modeBase(LockMode.SHARED) + now + 5000, 7L, "n1", "t1", now, 5000L);
+        List<Object> expired = Arrays.asList(AerospikeLayout.modeBase(LockMode.SHARED) + now - 1, 5L, "n2", "t2", now - 9000, 5000L);
+        Map<String, Object> holders = new TreeMap<>(Map.of("r1", reader, "old", expired));
+        Record afterWrite = new Record(Map.of("holders", Arrays.asList(null, holders), "now", now, "abort", 5L), 1, 0);
 
-    @Test
-    void aMarkersResultsAreReadWhetherTheClientGaveOneValueOrAList() {
-        Record single = new Record(Map.of("holders", 2L), 1, 0);
-        Record several = new Record(Map.of("holders", List.of(3L, 0L)), 1, 0);
-        assertThat(AerospikeHolders.lastLong(single, "holders")).isEqualTo(2);
-        assertThat(AerospikeHolders.lastLong(several, "holders")).isZero();
-        assertThat(AerospikeHolders.lastLong(single, "token")).as("no such bin").isZero();
-        assertThat(AerospikeHolders.isMarker(new Record(Map.of("owner", "~shared"), 1, 0))).isTrue();
-        assertThat(AerospikeHolders.isMarker(new Record(Map.of("owner", "node-1"), 1, 0))).isFalse();
-        assertThat(AerospikeHolders.isMarker(null)).isFalse();
-        assertThat(AerospikeHolders.entries(new Record(Map.of("owner", "~shared"), 1, 0))).isEmpty();
+        List<LockRecord> live = AerospikeEntries.holders(key, afterWrite, true);
+        assertThat(live).singleElement().satisfies(holder -> {
+            assertThat(holder.ownerToken()).isEqualTo("r1");
+            assertThat(holder.mode()).isEqualTo(LockMode.SHARED);
+            assertThat(holder.fencingToken()).isEqualTo(7);
+            assertThat(holder.status()).as("granted after the abort mark").isEqualTo(LockStatus.RUNNING);
+            assertThat(holder.expirationTime()).isEqualTo(Instant.ofEpochMilli(now + 5000));
+        });
+        assertThat(AerospikeEntries.holders(key, new Record(Map.of("holders", holders, "now", now, "abort", 5L), 1, 0), false))
+                .extracting(LockRecord::ownerToken, LockRecord::status)
+                .containsExactly(tuple("old", LockStatus.ABORT), tuple("r1", LockStatus.RUNNING));
+        assertThat(AerospikeEntries.holders(key, null, true)).isEmpty();
     }
 }

@@ -1,18 +1,21 @@
 package io.github.lockmanager.store.aerospike;
 
 import com.aerospike.client.IAerospikeClient;
-import com.aerospike.client.Key;
 import com.aerospike.client.Record;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.testing.Requests;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -26,15 +29,17 @@ class AerospikeLockStoreTest {
     private static AerospikeLockStore store;
 
     @BeforeAll
-    static void createStore() throws LockManagerException {
+    static void createStore() {
         client = AerospikeServer.client();
-        store = AerospikeLockStore.builder(client).namespace(AerospikeServer.namespace()).setSuffix("store")
-                .allowVolatileNamespace(true).build();
-        store.initialize();
+        store = AerospikeServer.store("store");
     }
 
     private static LockKey key(String name) {
         return Requests.uniqueKey("store-test", name);
+    }
+
+    private static Record record(LockKey key) {
+        return client.get(null, store.lockKey(key));
     }
 
     @Test
@@ -47,41 +52,94 @@ class AerospikeLockStoreTest {
     }
 
     @Test
-    void aSubSecondLeaseGetsATtlOfWholeSecondsThatOutlivesIt() throws Exception {
-        LockKey key = key("ttl");
-        store.acquire(Requests.request(key, "a"), Duration.ofMillis(1500));
-        Record record = client.get(null, new Key(AerospikeServer.namespace(), "XDC#store", "store-test#" + key.name()));
-        assertThat(record.getTimeToLive()).as("ttl of a 1.5 s lease").isBetween(2, 3);
+    void anAcquisitionIsOneWriteAndARefusalWritesNothing() throws Exception {
+        LockKey key = key("one-write");
+        LockRecord held = store.acquire(Requests.request(key, "a"), LEASE).record();
+        Record before = record(key);
+        assertThat(before.generation).as("one write made the record, its token and its holder").isEqualTo(1);
+
+        for (LockMode mode : LockMode.values()) {
+            assertThat(store.acquire(Requests.request(key, "b-" + mode, mode), LEASE).record().handle())
+                    .as("refused %s, naming the holder", mode).isEqualTo(held.handle());
+        }
+        Record after = record(key);
+        assertThat(after.generation).as("refusals leave no trace, no orphan").isEqualTo(before.generation);
+        assertThat(after.getTimeToLive()).as("nor a shorter TTL").isGreaterThanOrEqualTo(before.getTimeToLive() - 1);
+        assertThat(store.release(held.handle())).isTrue();
+        assertThat(record(key).generation).as("a release is one write").isEqualTo(2);
     }
 
     @Test
-    void aKeyWhoseCounterExpiredComesBackWithAHigherToken() throws Exception {
+    void aKeyIsFreeWhenItsLeaseEndsOnTheServersClockNotAtAWholeSecondTtl() throws Exception {
+        LockKey key = key("ms");
+        long start = System.nanoTime();
+        store.acquire(Requests.request(key, "crashed"), Duration.ofMillis(300));
+        assertThat(store.acquire(Requests.request(key, "next"), LEASE).isAcquired()).isFalse();
+
+        await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(10))
+                .until(() -> store.acquire(Requests.request(key, "next"), LEASE).isAcquired());
+        long freeAfterMillis = (System.nanoTime() - start) / 1_000_000;
+        assertThat(freeAfterMillis).as("free after the lease, well before the 2 s a whole-second TTL would take")
+                .isBetween(300L, 1_500L);
+    }
+
+    @Test
+    void theRecordOutlivesEveryLeaseByTheRetentionAndNoShorterLeaseCutsItDown() throws Exception {
+        LockKey key = key("ttl");
+        LockRecord brief = store.acquire(Requests.request(key, "brief", LockMode.SHARED), Duration.ofMillis(1500)).record();
+        assertThat(record(key).getTimeToLive()).as("retention 1 h plus the lease rounded up plus one second")
+                .isBetween(3600 + 2, 3600 + 3);
+
+        LockRecord longer = store.acquire(Requests.request(key, "long", LockMode.SHARED), Duration.ofHours(20)).record();
+        int longTtl = 3600 + 20 * 3600 + 1;
+        assertThat(record(key).getTimeToLive()).isBetween(longTtl - 2, longTtl);
+        LockRecord shorter = store.acquire(Requests.request(key, "short", LockMode.SHARED), LEASE).record();
+        assertThat(store.renew(List.of(brief.handle(), shorter.handle()), LEASE)).containsOnlyKeys(brief.handle(),
+                shorter.handle()).containsValue(HoldState.HELD);
+        assertThat(record(key).getTimeToLive()).as("a shorter lease's grant and renewal keep the longer lease's TTL")
+                .isBetween(longTtl - 5, longTtl);
+        assertThat(store.renew(List.of(longer.handle()), Duration.ofHours(20))).containsValue(HoldState.HELD);
+        for (LockRecord holder : List.of(brief, longer, shorter)) {
+            assertThat(store.release(holder.handle())).isTrue();
+        }
+    }
+
+    @Test
+    void aKeyWhoseRecordExpiredComesBackWithAHigherToken() throws Exception {
         AerospikeLockStore expiring = AerospikeLockStore.builder(client).namespace(AerospikeServer.namespace())
-                .setSuffix("store").allowVolatileNamespace(true).idleRecordRetention(Duration.ofSeconds(1)).build();
+                .setSuffix("store").idleRecordRetention(Duration.ofSeconds(1)).build();
         LockKey key = key("expiring");
         AcquireResult first = expiring.acquire(Requests.request(key, "first"), Duration.ofSeconds(1));
         long firstToken = first.record().fencingToken();
         assertThat(expiring.release(first.record().handle())).isTrue();
-        Key counter = new Key(AerospikeServer.namespace(), "XDC#store", "#fence#store-test#" + key.name());
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> !client.exists(null, counter));
+        await().atMost(Duration.ofSeconds(20)).until(() -> record(key) == null);
 
         AcquireResult again = expiring.acquire(Requests.request(key, "again"), Duration.ofSeconds(1));
-        assertThat(again.record().fencingToken()).as("a token never goes back, also after its counter expired")
+        assertThat(again.record().fencingToken()).as("a token never goes back, also after its record expired")
                 .isGreaterThan(firstToken);
     }
 
     @Test
-    void initializeReadsTheNamespaceItIsGiven() throws Exception {
-        String info = com.aerospike.client.Info.request(client.getCluster().getRandomNode(),
-                "namespace/" + AerospikeServer.namespace());
-        boolean inMemoryOnly = info.contains("storage-engine=memory") && !info.contains("storage-engine.file")
-                && !info.contains("storage-engine.device");
-        AerospikeLockStore strict = AerospikeLockStore.builder(client).namespace(AerospikeServer.namespace()).build();
-        if (inMemoryOnly) {
-            assertThatThrownBy(strict::initialize).hasMessageContaining("keeps its records in memory only");
-        } else {
-            strict.initialize();
-        }
+    void aNamespaceKeptInMemoryIsAcceptedSinceANewRecordsTokensStartFromTheServersClock() throws Exception {
+        store.initialize();
+        LockRecord held = store.acquire(Requests.request(key("epoch"), "a"), LEASE).record();
+        assertThat(held.fencingToken()).as("1000 times the server's clock in ms")
+                .isGreaterThan(1000 * (System.currentTimeMillis() - 60_000));
+        store.release(held.handle());
+    }
+
+    @Test
+    void aCompatibleGrantCleansUpTheEntriesWhoseLeaseEnded() throws Exception {
+        LockKey key = key("cleanup");
+        LockRecord gone = store.acquire(Requests.request(key, "gone", LockMode.SHARED), Duration.ofMillis(200)).record();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.read(key).isEmpty());
+        assertThat(store.inspect(key)).as("an operator still sees it until the next grant")
+                .extracting(LockRecord::handle).containsExactly(gone.handle());
+
+        LockRecord next = store.acquire(Requests.request(key, "next", LockMode.SHARED), LEASE).record();
+        assertThat(store.inspect(key)).extracting(LockRecord::handle).containsExactly(next.handle());
+        assertThat(store.release(gone.handle())).as("the ended holder's release").isFalse();
+        assertThat(store.release(next.handle())).isTrue();
     }
 }

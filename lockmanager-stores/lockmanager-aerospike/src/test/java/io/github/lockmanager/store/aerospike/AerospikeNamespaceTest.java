@@ -54,33 +54,6 @@ class AerospikeNamespaceTest {
     }
 
     @Test
-    void aNamespaceKeptInMemoryOnlyIsRefusedUnlessAccepted() throws Exception {
-        AerospikeNamespace volatileNs = new AerospikeNamespace("test", IN_MEMORY, "Aerospike Community Edition");
-        assertThat(volatileNs.isPersistent()).isFalse();
-        assertThatThrownBy(() -> builder().build().check(volatileNs)).isInstanceOfSatisfying(LockManagerException.class,
-                e -> {
-                    assertThat(e.getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
-                    assertThat(e).hasMessageContaining("tokens start again from 1")
-                            .hasMessageContaining("allowVolatileNamespace(true)");
-                });
-        assertThatNoException().isThrownBy(() -> builder().allowVolatileNamespace(true).build().check(volatileNs));
-        assertThat(new AerospikeNamespace("test", PERSISTENT_AP, "").isPersistent()).isTrue();
-        assertThat(new AerospikeNamespace("test", IN_MEMORY_WITH_FILE, "").isPersistent())
-                .as("Aerospike 7 keeps an in-memory namespace on its storage file").isTrue();
-    }
-
-    @Test
-    void durableDeletesAreRefusedOnCommunityEdition() throws Exception {
-        AerospikeNamespace community = new AerospikeNamespace("test", PERSISTENT_AP, "Aerospike Community Edition");
-        assertThatThrownBy(() -> builder().durableDelete(true).build().check(community))
-                .isInstanceOfSatisfying(LockManagerException.class, e ->
-                        assertThat(e).hasMessageContaining("needs Aerospike Enterprise Edition")
-                                .hasMessageContaining("Aerospike Community Edition"));
-        AerospikeNamespace enterprise = new AerospikeNamespace("test", PERSISTENT_AP, "Aerospike Enterprise Edition");
-        assertThatNoException().isThrownBy(() -> builder().durableDelete(true).build().check(enterprise));
-    }
-
-    @Test
     void aNamespaceThatRejectsTtlsIsRefusedAndConsistencyIsRead() {
         assertThat(new AerospikeNamespace("test", NO_NSUP, "").acceptsTtl()).isFalse();
         assertThatThrownBy(() -> builder().build().check(new AerospikeNamespace("test", NO_NSUP, "")))
@@ -90,29 +63,17 @@ class AerospikeNamespaceTest {
     }
 
     @Test
-    void onlyNotFoundAndAnotherOwnerMeanLost() {
-        LockHandle handle = new LockHandle(LockKey.xdc("c", "k"), "owner-1");
+    void onlyNotFoundAndAFailedOwnershipFilterMeanLost() {
         Key key = new Key("test", "XDC#locks", "c#k");
 
         assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.KEY_NOT_FOUND_ERROR, null))).isEqualTo(HoldState.LOST);
         assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.FILTERED_OUT, null))).isEqualTo(HoldState.LOST);
         assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.TIMEOUT, null))).as("a timeout tells nothing").isNull();
         assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.DEVICE_OVERLOAD, null))).isNull();
-        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.OK, record("owner-1", "RUNNING"))))
+        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.OK, new Record(Map.of("aborted", false), 1, 10))))
                 .isEqualTo(HoldState.HELD);
-
-        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.KEY_NOT_FOUND_ERROR, null)))
-                .isEqualTo(HoldState.LOST);
-        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.OK, record("owner-2", "RUNNING"))))
-                .isEqualTo(HoldState.LOST);
-        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.TIMEOUT, null)))
-                .as("a read error is no answer, not a loss").isNull();
-        assertThat(AerospikeLockStore.checked(handle, batchRead(key, ResultCode.OK, record("owner-1", "ABORT"))))
+        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.OK, new Record(Map.of("aborted", true), 1, 10))))
                 .isEqualTo(HoldState.ABORT_REQUESTED);
-    }
-
-    private static Record record(String owner, String status) {
-        return new Record(Map.of(AerospikeLayout.OWNER, owner, AerospikeLayout.STATUS, status), 1, 10);
     }
 
     private static BatchRecord batchRecord(Key key, int resultCode, Record record) {
@@ -120,12 +81,5 @@ class AerospikeNamespaceTest {
         result.resultCode = resultCode;
         result.record = record;
         return result;
-    }
-
-    private static BatchRead batchRead(Key key, int resultCode, Record record) {
-        BatchRead read = new BatchRead(key, new String[]{AerospikeLayout.OWNER, AerospikeLayout.STATUS});
-        read.resultCode = resultCode;
-        read.record = record;
-        return read;
     }
 }

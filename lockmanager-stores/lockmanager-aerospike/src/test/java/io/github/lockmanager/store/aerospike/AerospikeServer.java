@@ -48,9 +48,7 @@ final class AerospikeServer implements ExecutionCondition {
 
     /** An initialized store whose sets end in {@code suffix}; only for test classes that the condition let run. */
     static AerospikeLockStore store(String suffix) {
-        AerospikeLockStore store = AerospikeLockStore.builder(client()).namespace(namespace()).setSuffix(suffix)
-                // the test server's namespace is kept in memory: tokens restarting after a restart do not matter here
-                .allowVolatileNamespace(true).build();
+        AerospikeLockStore store = AerospikeLockStore.builder(client()).namespace(namespace()).setSuffix(suffix).build();
         try {
             store.initialize();
         } catch (LockManagerException e) {
