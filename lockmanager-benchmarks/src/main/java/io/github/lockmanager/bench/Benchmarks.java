@@ -126,6 +126,12 @@ public final class Benchmarks {
                 RowDataBench.run(hbase, settings, report);
             }
         }
+        try (AerospikeSubject aerospike = AerospikeSubject.fromSystemProperties()) {
+            if (aerospike != null) {
+                versions.add(aerospike.version());
+                new StoreBench(aerospike, settings.withWarmUpOf(STORE_WARM_UP), report).run();
+            }
+        }
         return report;
     }
 

@@ -21,6 +21,8 @@ import java.util.List;
  *       {@code 1000 * the server's clock in ms}.</li>
  *   <li>{@link #ABORT}: the fencing token that was last when an abort was asked: a holder whose token is not above it
  *       is asked to abort.</li>
+ *   <li>{@link #RELEASED_BY}: the owner token of the last release written with data changes; any other bin is the
+ *       caller's data ({@link AerospikeRecordData}).</li>
  * </ul>
  * The record's TTL is the store's idle record retention plus the lease, from its last grant or renewal: it outlives
  * every live holder, and a key nobody uses goes away with its counter.
@@ -32,7 +34,9 @@ final class AerospikeLayout {
     static final String HOLDERS = "holders";
     static final String FENCE = "fence";
     static final String ABORT = "abort";
-    static final List<String> BINS = List.of(HOLDERS, FENCE, ABORT);
+    /** The owner token of the last release made with data changes ({@link AerospikeRecordData}). */
+    static final String RELEASED_BY = "releasedby";
+    static final List<String> BINS = List.of(HOLDERS, FENCE, ABORT, RELEASED_BY);
 
     /** Positions in a holder's entry. */
     static final int TAG = 0;

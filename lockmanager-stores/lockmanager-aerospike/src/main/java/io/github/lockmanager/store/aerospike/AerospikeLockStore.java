@@ -536,6 +536,15 @@ public final class AerospikeLockStore implements LockStore {
         return "AerospikeLockStore[" + namespace + ", sets *#" + setSuffix + "]";
     }
 
+    IAerospikeClient client() {
+        return client;
+    }
+
+    /** Runs {@code call} as every call of this store runs: within the operation timeout, retried when transient. */
+    <T> T call(String what, RetryPolicy.Attempt<T> call) throws LockManagerException {
+        return retries.call(what + " in Aerospike", operationTimeout, FAILURES, call);
+    }
+
     Key lockKey(LockKey key) {
         return new Key(namespace, AerospikeLayout.checkSetName(AerospikeLayout.setName(key, setSuffix)),
                 AerospikeLayout.lockUserKey(key));

@@ -1,0 +1,211 @@
+package io.github.lockmanager.store.aerospike;
+
+import com.aerospike.client.AerospikeException;
+import com.aerospike.client.Bin;
+import com.aerospike.client.Key;
+import com.aerospike.client.Operation;
+import com.aerospike.client.Record;
+import com.aerospike.client.ResultCode;
+import com.aerospike.client.Value;
+import com.aerospike.client.exp.Exp;
+import com.aerospike.client.exp.ExpOperation;
+import com.aerospike.client.exp.ExpWriteFlags;
+import com.aerospike.client.exp.MapExp;
+import com.aerospike.client.policy.Policy;
+import com.aerospike.client.policy.WritePolicy;
+import io.github.lockmanager.GuardedHold;
+import io.github.lockmanager.LockLostException;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.Require;
+import io.github.lockmanager.spi.LockHandle;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static io.github.lockmanager.store.aerospike.AerospikeExpressions.NOW;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.HOLDERS;
+import static io.github.lockmanager.store.aerospike.AerospikeLayout.RELEASED_BY;
+
+/**
+ * The caller's data kept in the lock's own record (Astyanax's row lock recipe): bins the caller names, beside the
+ * lock's own bins, so that Aerospike's record atomicity guards them. Every read and change is checked against the
+ * lock's entry in the same call, so a holder whose lease ended (or whose lock was force-released) can neither read
+ * data as if it held the lock nor change it, and the last change can release the lock in the same write.
+ *
+ * <pre>{@code
+ * AerospikeRecordData orders = new AerospikeRecordData(store);
+ * try (LockResource held = locks.lock("order-123")) {
+ *     Map<String, Object> data = orders.read(held);                        // 1 round trip
+ *     orders.releaseWithChanges(held, Map.of("state", "PAID"), List.of());  // 1: the changes and the release
+ * }
+ * }</pre>
+ *
+ * <p>Round trips: {@link #read} 1, {@link #change} 1, {@link #releaseWithChanges} 1, so lock, read, change and
+ * release cost 3. The data lives as long as the key's record: the store's idle record retention after the key's last
+ * grant or renewal (raise the retention to keep it longer). Bin names are the caller's, at most 15 bytes, other than
+ * the store's own ({@link AerospikeLayout#BINS}); values are what Aerospike stores (numbers, strings, bytes, lists,
+ * maps). Exclusive locks only. Thread-safe.
+ */
+public final class AerospikeRecordData {
+    private final AerospikeLockStore store;
+
+    /** @param store the store whose records hold the data; the managers that take the locks use it */
+    public AerospikeRecordData(AerospikeLockStore store) {
+        this.store = Require.notNull(store, "store");
+    }
+
+    /**
+     * The data bins of the lock's record, read in the same call that checks the lock is still this acquisition's.
+     *
+     * @throws LockLostException if it is not: nothing read may be relied on
+     */
+    public Map<String, Object> read(LockResource held) throws LockManagerException, LockLostException {
+        LockHandle handle = handleOf(held);
+        Policy policy = store.client().copyReadPolicyDefault();
+        policy.filterExp = Exp.build(AerospikeExpressions.live(handle.ownerToken(), NOW, Exp.mapBin(HOLDERS)));
+        policy.failOnFilteredOut = true;
+        Record record = store.call("read the data of lock '" + handle.key().name() + "'", timeout -> {
+            policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
+            try {
+                return store.client().get(policy, store.lockKey(handle.key()));
+            } catch (AerospikeException e) {
+                if (e.getResultCode() == ResultCode.FILTERED_OUT || e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
+                    return null;
+                }
+                throw e;
+            }
+        });
+        if (record == null) {
+            throw lost(handle, "its data was not read");
+        }
+        Map<String, Object> data = new TreeMap<>(record.bins);
+        AerospikeLayout.BINS.forEach(data::remove);
+        return new LinkedHashMap<>(data);
+    }
+
+    /**
+     * Writes {@code puts} and removes the bins {@code deletes} in one atomic write, applied only while the lock is
+     * this acquisition's; the lock stays held.
+     *
+     * @throws LockLostException if it is not: nothing was written
+     */
+    public void change(LockResource held, Map<String, ?> puts, List<String> deletes)
+            throws LockManagerException, LockLostException {
+        LockHandle handle = handleOf(held);
+        if (!write(handle, puts, deletes, false)) {
+            throw lost(handle, "nothing was written");
+        }
+    }
+
+    /**
+     * Writes the changes and releases the lock in one atomic write (Astyanax's {@code releaseWithMutation}): both
+     * or neither. When the calling thread holds the lock more than once, only the changes are written and this hold
+     * given back. If the write fails the lock is released by the manager apart.
+     *
+     * @throws LockLostException if the lock was not this acquisition's: nothing was written
+     */
+    public void releaseWithChanges(LockResource held, Map<String, ?> puts, List<String> deletes)
+            throws LockManagerException, LockLostException {
+        requireExclusive(held);
+        try (GuardedHold hold = held.guard()) {
+            hold.release((handle, lastHold) -> {
+                if (!write(handle, puts, deletes, lastHold)) {
+                    throw lost(handle, "nothing was written");
+                }
+            }, false);
+        } catch (LockManagerException | LockLostException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw LockManagerException.propagate(e);
+        }
+    }
+
+    /**
+     * The changes, and with {@code release} the removal of the entry, in one write filtered on the entry being live.
+     * A release also leaves the acquisition's token in {@link AerospikeLayout#RELEASED_BY}, by which a repeated call
+     * after an unanswered one that applied knows it did.
+     */
+    private boolean write(LockHandle handle, Map<String, ?> puts, List<String> deletes, boolean release)
+            throws LockManagerException {
+        Require.notNull(puts, "puts");
+        Require.notNull(deletes, "deletes");
+        List<Operation> ops = new ArrayList<>();
+        new TreeMap<>(puts).forEach((bin, value) -> ops.add(Operation.put(new Bin(binName(bin),
+                Value.get(Require.notNull(value, "value of bin " + bin))))));
+        for (String bin : deletes) {
+            ops.add(Operation.put(Bin.asNull(binName(bin))));
+        }
+        if (release) {
+            ops.add(ExpOperation.write(HOLDERS, Exp.build(MapExp.removeByKey(Exp.val(handle.ownerToken()),
+                    Exp.mapBin(HOLDERS))), ExpWriteFlags.DEFAULT));
+            ops.add(Operation.put(new Bin(RELEASED_BY, handle.ownerToken())));
+        }
+        WritePolicy policy = store.client().copyWritePolicyDefault();
+        policy.filterExp = Exp.build(AerospikeExpressions.live(handle.ownerToken(), NOW, Exp.mapBin(HOLDERS)));
+        policy.failOnFilteredOut = true;
+        policy.expiration = -2;
+        policy.commitLevel = com.aerospike.client.policy.CommitLevel.COMMIT_ALL;
+        Key key = store.lockKey(handle.key());
+        if (ops.isEmpty()) {
+            ops.add(Operation.get(HOLDERS));
+        }
+        Operation[] operations = ops.toArray(new Operation[0]);
+        return store.call("write the data of lock '" + handle.key().name() + "'", timeout -> {
+            policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
+            try {
+                store.client().operate(policy, key, operations);
+                return true;
+            } catch (AerospikeException e) {
+                if (e.getResultCode() == ResultCode.FILTERED_OUT || e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
+                    return release && releasedBy(key, handle);
+                }
+                throw e;
+            }
+        });
+    }
+
+    private boolean releasedBy(Key key, LockHandle handle) {
+        Record record = store.client().get(null, key, RELEASED_BY);
+        return record != null && handle.ownerToken().equals(record.getString(RELEASED_BY));
+    }
+
+    private static String binName(String bin) {
+        Require.notEmpty(bin, "bin");
+        Require.argument(!AerospikeLayout.BINS.contains(bin), "bin '%s' is the lock store's own; name another", bin);
+        Require.argument(bin.getBytes(StandardCharsets.UTF_8).length <= AerospikeLayout.MAX_BIN_NAME_BYTES,
+                "bin '%s' is longer than Aerospike's 15 bytes", bin);
+        return bin;
+    }
+
+    private static LockHandle handleOf(LockResource held) throws LockLostException {
+        requireExclusive(held);
+        try (GuardedHold hold = held.guard()) {
+            return hold.handle();
+        }
+    }
+
+    private static void requireExclusive(LockResource held) {
+        Require.notNull(held, "held");
+        LockMode mode = held.getLock().getMode();
+        if (mode != LockMode.EXCLUSIVE) {
+            throw new UnsupportedOperationException("data in the lock's record needs an exclusive lock; lock '"
+                    + held.getLock().getKey() + "' is held " + mode);
+        }
+    }
+
+    private LockLostException lost(LockHandle handle, String consequence) {
+        return new LockLostException("lock '" + handle.key().name() + "' (" + handle.key().level() + ") is no longer "
+                + "this acquisition's in " + store + ": its lease ran out or it was taken; " + consequence);
+    }
+
+    @Override
+    public String toString() {
+        return "AerospikeRecordData[" + store + "]";
+    }
+}
