@@ -7,6 +7,11 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockStore;
+import com.aerospike.client.AerospikeClient;
+import com.aerospike.client.IAerospikeClient;
+import com.aerospike.client.policy.ClientPolicy;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.store.aerospike.AerospikeLockStore;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.FencingTable;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
@@ -82,11 +87,23 @@ public final class ClusterNode {
             return HBaseLockStore.builder(ConnectionFactory.createConnection(conf)).tableName(table)
                     .closeConnectionOnClose(true).build();
         }
+        if (System.getProperty("node.store").equals("aerospike")) {
+            return aerospike(new AerospikeClient(new ClientPolicy(), System.getProperty("node.aerospike.host"),
+                    Integer.getInteger("node.aerospike.port")), System.getProperty("node.aerospike.namespace"), table);
+        }
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(System.getProperty("node.jdbc.url"));
         config.setUsername(System.getProperty("node.jdbc.user"));
         config.setMaximumPoolSize(4);
         return JdbcLockStore.builder(new HikariDataSource(config)).tableName(table).build();
+    }
+
+    /** An initialized Aerospike store on {@code client}, sets ending in {@code suffix}. */
+    static LockStore aerospike(IAerospikeClient client, String namespace, String suffix) throws LockManagerException {
+        AerospikeLockStore store = AerospikeLockStore.builder(client).namespace(namespace).setSuffix(suffix)
+                .operationTimeout(Duration.ofSeconds(1)).build();
+        store.initialize();
+        return store;
     }
 
     private static void contend(LockManager manager, PrintWriter out) throws Exception {

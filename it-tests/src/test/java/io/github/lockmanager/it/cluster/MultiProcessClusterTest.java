@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Three node processes with eight threads each take and release three hot keys for a few seconds, on HBase and
@@ -46,6 +47,22 @@ class MultiProcessClusterTest {
      * Readers and writers: 70% of the sections shared. A writer is never inside with anyone, readers were inside
      * together, and a section that follows a conflicting one (a writer's, or any after a writer's) has a higher token.
      */
+    @Test
+    void onAerospike() throws Exception {
+        assumeAerospike();
+        runAndCheck(Stores.aerospike("cluster"));
+    }
+
+    @Test
+    void readersAndWritersOnAerospike() throws Exception {
+        assumeAerospike();
+        runReadersAndWriters(Stores.aerospike("cluster"));
+    }
+
+    private static void assumeAerospike() {
+        assumeTrue(!Stores.aerospikeHost().isBlank(), "no Aerospike server named: run with -Daerospike.host=<host>");
+    }
+
     @Test
     void readersAndWritersOnPostgres() throws Exception {
         runReadersAndWriters(Stores.postgres("lockmanager_cluster"));

@@ -25,8 +25,12 @@ import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** Node processes that crash, pause, are aborted from elsewhere or shut down, on PostgreSQL. */
+/**
+ * Node processes that crash, pause, are aborted from elsewhere or shut down, on PostgreSQL; a subclass names another
+ * store by {@link #target()}.
+ */
 class ProcessFaultTest {
     private static final long LEASE = 3_000;
     private static final long RENEWAL = 1_000;
@@ -35,17 +39,22 @@ class ProcessFaultTest {
 
     @TempDir
     Path dir;
-    private final Stores.Target postgres = Stores.postgres("lockmanager_faults");
+    private final Stores.Target target = target();
     private String client;
     private Children children;
     private LockStore store;
     private LockManager survivor;
 
+    /** The store the nodes share. */
+    Stores.Target target() {
+        return Stores.postgres("lockmanager_faults");
+    }
+
     @BeforeEach
     void start() throws Exception {
         client = "faults-" + UUID.randomUUID().toString().substring(0, 8);
         children = new Children(dir);
-        store = postgres.store();
+        store = target.store();
         survivor = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId("survivor")
                 .lease(Duration.ofMillis(LEASE)).renewalInterval(Duration.ofMillis(RENEWAL)).build();
     }
@@ -57,7 +66,7 @@ class ProcessFaultTest {
     }
 
     private Children.Child holder(String nodeId, String keys, long renewal) throws Exception {
-        Map<String, String> settings = postgres.settings(client, nodeId);
+        Map<String, String> settings = target.settings(client, nodeId);
         settings.put("node.mode", "hold");
         settings.put("node.keys", keys);
         settings.put("node.lease", Long.toString(LEASE));
@@ -122,6 +131,7 @@ class ProcessFaultTest {
      */
     @Test
     void aHolderPausedPastItsLeaseHasItsLateWriteRefusedByTheFence() throws Exception {
+        assumeTrue(target.name().equals("PostgreSQL"), "the fencing table of this test lives in PostgreSQL");
         String fenceTable = "lockmanager_it_fences";
         String dataTable = "lockmanager_it_fenced_data";
         DataSource source = DatabaseAccess.postgres();
@@ -132,7 +142,7 @@ class ProcessFaultTest {
             s.execute("CREATE TABLE IF NOT EXISTS " + dataTable + " (id VARCHAR(64) PRIMARY KEY, val VARCHAR(64))");
             s.execute("INSERT INTO " + dataTable + " (id, val) VALUES ('" + doc + "', 'nobody')");
         }
-        Map<String, String> settings = postgres.settings(client, "paused");
+        Map<String, String> settings = target.settings(client, "paused");
         settings.put("node.mode", "hold");
         settings.put("node.keys", doc);
         settings.put("node.lease", Long.toString(LEASE));

@@ -2,6 +2,9 @@ package io.github.lockmanager.it.cluster;
 
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.LockStore;
+import com.aerospike.client.AerospikeClient;
+import com.aerospike.client.policy.ClientPolicy;
+import io.github.lockmanager.store.aerospike.AerospikeLockStore;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import org.apache.hadoop.conf.Configuration;
@@ -78,6 +81,42 @@ final class Stores {
                         .tableName(table).build();
                 store.initialize();
                 return store;
+            }
+        };
+    }
+
+    /** The Aerospike server named by {@code -Daerospike.host}, if any: the Aerospike tests are skipped without one. */
+    static String aerospikeHost() {
+        return System.getProperty("aerospike.host", "");
+    }
+
+    /**
+     * The server at {@code -Daerospike.host} ({@code -Daerospike.port}, default 3000; namespace
+     * {@code -Daerospike.namespace}, default {@code test}), sets ending in {@code suffix}.
+     */
+    static Target aerospike(String suffix) {
+        String host = aerospikeHost();
+        int port = Integer.getInteger("aerospike.port", 3000);
+        String namespace = System.getProperty("aerospike.namespace", "test");
+        return new Target() {
+            @Override
+            public String name() {
+                return "Aerospike";
+            }
+
+            @Override
+            public Map<String, String> settings(String client, String nodeId) {
+                Map<String, String> settings = common(client, nodeId, suffix);
+                settings.put("node.store", "aerospike");
+                settings.put("node.aerospike.host", host);
+                settings.put("node.aerospike.port", Integer.toString(port));
+                settings.put("node.aerospike.namespace", namespace);
+                return settings;
+            }
+
+            @Override
+            public LockStore store() throws LockManagerException {
+                return ClusterNode.aerospike(new AerospikeClient(new ClientPolicy(), host, port), namespace, suffix);
             }
         };
     }

@@ -162,27 +162,25 @@ public final class AerospikeLockStore implements LockStore {
         }
     }
 
+    /**
+     * Reads the namespace's configuration from a node (retried as any call: a node's pooled connection may have
+     * broken since the last call) and refuses a namespace the store cannot keep its promises on.
+     */
     @Override
     public void initialize() throws LockManagerException {
-        Node node;
-        try {
-            node = client.getCluster().getRandomNode();
-        } catch (AerospikeException e) {
-            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "no Aerospike node is reachable: " + e, e);
-        }
-        AerospikeNamespace ns;
-        try {
-            List<String> namespaces = Arrays.asList(Info.request(node, "namespaces").trim().split(";"));
-            if (!namespaces.contains(namespace)) {
-                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + namespace
-                        + "' does not exist on the cluster (it has " + namespaces + "); configure it on the server or"
-                        + " choose one of those");
-            }
-            ns = new AerospikeNamespace(namespace, Info.request(node, "namespace/" + namespace),
-                    Info.request(node, "edition"));
-        } catch (AerospikeException e) {
-            throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not inspect Aerospike namespace '"
-                    + namespace + "': " + e, e);
+        List<String> namespaces = new ArrayList<>();
+        AerospikeNamespace ns = retries.call("inspect Aerospike namespace '" + namespace + "'", operationTimeout,
+                FAILURES, timeout -> {
+                    Node node = client.getCluster().getRandomNode();
+                    namespaces.clear();
+                    namespaces.addAll(Arrays.asList(info(node, "namespaces").trim().split(";")));
+                    return namespaces.contains(namespace) ? new AerospikeNamespace(namespace,
+                            info(node, "namespace/" + namespace), info(node, "edition")) : null;
+                });
+        if (ns == null) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + namespace
+                    + "' does not exist on the cluster (it has " + namespaces + "); configure it on the server or"
+                    + " choose one of those");
         }
         check(ns);
     }
@@ -466,11 +464,27 @@ public final class AerospikeLockStore implements LockStore {
         });
     }
 
+    /**
+     * One info command to {@code node}. After a restart of the server every connection the node's pool kept is
+     * broken, and each failure discards one: the command is tried on each pooled connection and one new one.
+     */
+    private static String info(Node node, String command) {
+        for (int left = node.getConnectionStats().inPool; ; left--) {
+            try {
+                return Info.request(node, command);
+            } catch (AerospikeException.Connection e) {
+                if (left <= 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     /** The names of this store's lock sets that exist in the namespace, read from the server. */
     private Set<String> lockSets() {
         Set<String> sets = new TreeSet<>();
         for (Node node : client.getNodes()) {
-            for (String entry : Info.request(node, "sets/" + namespace).split(";")) {
+            for (String entry : info(node, "sets/" + namespace).split(";")) {
                 String set = AerospikeNamespace.parse(entry, ':').get("set");
                 if (set != null && (set.equals(AerospikeLayout.xdcSet(setSuffix))
                         || (set.startsWith("DC#") && set.endsWith("#" + setSuffix)))) {
@@ -582,6 +596,10 @@ public final class AerospikeLockStore implements LockStore {
 
     private static final RetryPolicy.Classifier FAILURES = e -> isTransient(e) ? Failure.TRANSIENT : Failure.PERMANENT;
 
+    /**
+     * Timeouts, connection failures, writes in doubt, and what a server says while it starts, migrates or is
+     * overloaded: a node not reachable, a partition not available yet, a hot key, a busy device.
+     */
     static boolean isTransient(Exception e) {
         if (e instanceof AerospikeException.Timeout || e instanceof AerospikeException.Connection) {
             return true;
@@ -592,6 +610,7 @@ public final class AerospikeLockStore implements LockStore {
         int code = ((AerospikeException) e).getResultCode();
         return ((AerospikeException) e).getInDoubt() || code == ResultCode.TIMEOUT
                 || code == ResultCode.SERVER_NOT_AVAILABLE || code == ResultCode.KEY_BUSY
-                || code == ResultCode.DEVICE_OVERLOAD || code == ResultCode.NO_MORE_CONNECTIONS;
+                || code == ResultCode.DEVICE_OVERLOAD || code == ResultCode.NO_MORE_CONNECTIONS
+                || code == ResultCode.PARTITION_UNAVAILABLE || code == ResultCode.INVALID_NODE_ERROR;
     }
 }

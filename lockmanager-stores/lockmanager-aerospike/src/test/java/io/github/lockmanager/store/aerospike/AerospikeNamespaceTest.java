@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.aerospike;
 
 import com.aerospike.client.AerospikeClient;
+import com.aerospike.client.AerospikeException;
 import com.aerospike.client.BatchRead;
 import com.aerospike.client.BatchRecord;
 import com.aerospike.client.Host;
@@ -74,6 +75,17 @@ class AerospikeNamespaceTest {
                 .isEqualTo(HoldState.HELD);
         assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.OK, new Record(Map.of("aborted", true), 1, 10))))
                 .isEqualTo(HoldState.ABORT_REQUESTED);
+    }
+
+    @Test
+    void whatAServerSaysWhileItStartsOrIsBusyIsRetried() {
+        for (int code : new int[]{ResultCode.PARTITION_UNAVAILABLE, ResultCode.INVALID_NODE_ERROR, ResultCode.TIMEOUT,
+                ResultCode.SERVER_NOT_AVAILABLE, ResultCode.KEY_BUSY, ResultCode.DEVICE_OVERLOAD}) {
+            assertThat(AerospikeLockStore.isTransient(new AerospikeException(code))).as(ResultCode.getResultString(code))
+                    .isTrue();
+        }
+        assertThat(AerospikeLockStore.isTransient(new AerospikeException(ResultCode.FILTERED_OUT))).isFalse();
+        assertThat(AerospikeLockStore.isTransient(new AerospikeException(ResultCode.PARAMETER_ERROR))).isFalse();
     }
 
     private static BatchRecord batchRecord(Key key, int resultCode, Record record) {
