@@ -1,5 +1,7 @@
 package io.github.lockmanager;
 
+import java.time.Duration;
+
 /**
  * The key is held by another thread of this node or by another node. Nothing was changed; the caller may
  * try again later, for example through {@code LockManagerUtils.waitForLock}.
@@ -26,6 +28,21 @@ public class AlreadyLockedException extends LockException {
         this.holderNodeId = holderNodeId;
         this.holderThreadName = holderThreadName;
         this.heldOnThisNode = heldOnThisNode;
+    }
+
+    /**
+     * A wait for the key that ended without it: the message says how long it waited, then what {@code last}, the
+     * wait's last refusal, said; the holder is {@code last}'s, and {@code last} is the cause.
+     *
+     * @throws IllegalArgumentException if {@code last} or {@code waited} is null
+     */
+    public AlreadyLockedException(AlreadyLockedException last, Duration waited) {
+        super("Waited " + Require.notNull(waited, "waited").toMillis() + " ms for lock '"
+                + Require.notNull(last, "last").key + "' without getting it: " + last.getMessage(), last);
+        this.key = last.key;
+        this.holderNodeId = last.holderNodeId;
+        this.holderThreadName = last.holderThreadName;
+        this.heldOnThisNode = last.heldOnThisNode;
     }
 
     public String getKey() {

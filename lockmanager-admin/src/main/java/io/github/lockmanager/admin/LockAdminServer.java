@@ -3,11 +3,13 @@ package io.github.lockmanager.admin;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.github.lockmanager.Require;
+import io.github.lockmanager.TimeSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -42,6 +44,8 @@ public final class LockAdminServer implements AutoCloseable {
     private static final String COOKIE = "lockmanager-admin-session";
     private static final Duration SESSION_LIFETIME = Duration.ofHours(8);
     private static final int MAX_FORM_BYTES = 16 * 1024;
+    /** The page's port unless told otherwise: not 8080, which the applications beside it often take. */
+    public static final int DEFAULT_PORT = 8642;
 
     private final HttpServer server;
     private final ExecutorService threads;
@@ -51,18 +55,27 @@ public final class LockAdminServer implements AutoCloseable {
     private final String signInPage = AdminPage.resource("sign-in.html");
     private final Map<String, Long> sessions = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
+    private final SignInThrottle throttle;
 
     private LockAdminServer(Builder builder) throws IOException {
         this.user = builder.user;
         this.password = builder.password;
         this.page = new AdminPage(builder.admin, builder.actionsEnabled, builder.actionsEnabled ? "sign-in" : null);
+        this.throttle = new SignInThrottle(builder.time);
         AtomicInteger number = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(2, task -> {
             Thread thread = new Thread(task, "lockmanager-admin-http-" + number.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
-        this.server = HttpServer.create(new InetSocketAddress(builder.address, builder.port), 50);
+        try {
+            this.server = HttpServer.create(new InetSocketAddress(builder.address, builder.port), 50);
+        } catch (BindException e) {
+            threads.shutdownNow();
+            throw new BindException("cannot serve the admin page on " + builder.address.getHostAddress() + ":"
+                    + builder.port + ": the port is in use, or the address is not this machine's (" + e.getMessage()
+                    + ")");
+        }
         server.setExecutor(threads);
         server.createContext("/", this::serve);
         server.start();
@@ -71,7 +84,7 @@ public final class LockAdminServer implements AutoCloseable {
                         ? "actions enabled for user '" + user + "'" : "read-only");
     }
 
-    /** A server for {@code admin}'s page on 127.0.0.1:8080, read-only. */
+    /** A server for {@code admin}'s page on 127.0.0.1:{@value #DEFAULT_PORT}, read-only. */
     public static Builder builder(LockAdmin admin) {
         return new Builder(admin);
     }
@@ -123,12 +136,24 @@ public final class LockAdminServer implements AutoCloseable {
         }
         Map<String, String> form = form(exchange);
         String remote = exchange.getRemoteAddress().getAddress().getHostAddress();
+        Duration wait = throttle.waitFor(remote);
+        if (!wait.isZero()) {
+            long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+            exchange.getResponseHeaders().add("Retry-After", Long.toString(seconds));
+            send(exchange, 429, "text/html; charset=utf-8", signInPage.replace("{{error}}", "<p class=\"error\">Too "
+                    + "many failed sign-ins from this address: try again in " + seconds + " s.</p>")
+                    .getBytes(StandardCharsets.UTF_8));
+            return;
+        }
         if (!matches(form.get("user"), form.get("password"))) {
-            log.warn("Lock admin page: a failed sign-in as '{}' from {}", form.getOrDefault("user", ""), remote);
+            Duration next = throttle.failed(remote);
+            log.warn("Lock admin page: a failed sign-in as '{}' from {}{}", form.getOrDefault("user", ""), remote,
+                    next.isZero() ? "" : "; that address must wait " + next.toSeconds() + " s before it tries again");
             send(exchange, 401, "text/html; charset=utf-8", signInPage.replace("{{error}}",
                     "<p class=\"error\">Wrong user or password.</p>").getBytes(StandardCharsets.UTF_8));
             return;
         }
+        throttle.succeeded(remote);
         byte[] id = new byte[32];
         random.nextBytes(id);
         String session = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
@@ -208,7 +233,8 @@ public final class LockAdminServer implements AutoCloseable {
     public static final class Builder {
         private final LockAdmin admin;
         private InetAddress address = InetAddress.getLoopbackAddress();
-        private int port = 8080;
+        private int port = DEFAULT_PORT;
+        private TimeSource time = TimeSource.system();
         private boolean actionsEnabled;
         private String user;
         private byte[] password;
@@ -224,7 +250,7 @@ public final class LockAdminServer implements AutoCloseable {
         }
 
         /**
-         * The port to listen on; default 8080; 0 lets the system choose ({@link #port()} tells which).
+         * The port to listen on; default {@value #DEFAULT_PORT}; 0 lets the system choose ({@link #port()} tells which).
          *
          * @throws IllegalArgumentException if not 0 to 65535
          */
@@ -234,8 +260,15 @@ public final class LockAdminServer implements AutoCloseable {
             return this;
         }
 
+        /** The clock of the sign-in throttle (failed sign-ins from one address make it wait); tests move a manual one. */
+        public Builder timeSource(TimeSource time) {
+            this.time = Require.notNull(time, "timeSource");
+            return this;
+        }
+
         /**
-         * Enables abort, force-release and clean-up for whoever signs in with this credential.
+         * Enables abort, force-release and clean-up for whoever signs in with this credential; failed sign-ins slow
+         * down: after 5 from one address, each further try waits twice as long as the last, up to 5 minutes.
          *
          * @throws IllegalArgumentException if the user is blank or the password shorter than 8 chars
          */
@@ -252,7 +285,9 @@ public final class LockAdminServer implements AutoCloseable {
         /**
          * Starts serving.
          *
-         * @throws IOException if the address cannot be bound (the port is taken, the address is not this machine's)
+         * @throws java.net.BindException if the address cannot be bound (the port is taken, the address is not this
+         *                                 machine's), naming address and port
+         * @throws IOException             if the server cannot start otherwise
          */
         public LockAdminServer start() throws IOException {
             return new LockAdminServer(this);

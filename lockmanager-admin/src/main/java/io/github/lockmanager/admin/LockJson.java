@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Locks as JSON for scripts: an array of objects with {@code key}, {@code level}, {@code mode}, {@code node},
+ * Locks as JSON for scripts: an array of objects with {@code key}, {@code client}, {@code level}, {@code mode}, {@code node},
  * {@code thread}, {@code fencingToken}, {@code lockedAt}, {@code expiresAt}, {@code expiresInMillis}, {@code status}
  * and {@code heldTooLong}. Every string is escaped so that the text can also sit inside a page as it is.
  */
@@ -21,6 +21,7 @@ public final class LockJson {
         for (int i = 0; i < records.size(); i++) {
             LockRecord r = records.get(i);
             json.append(i == 0 ? "\n" : ",\n").append("  {\"key\": ").append(quote(r.key().name()))
+                    .append(", \"client\": ").append(quote(r.key().clientId()))
                     .append(", \"level\": ").append(quote(r.key().level().name()))
                     .append(", \"mode\": ").append(quote(r.mode().name()))
                     .append(", \"node\": ").append(quote(r.nodeId()))

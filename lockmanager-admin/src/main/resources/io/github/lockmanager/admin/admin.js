@@ -34,7 +34,8 @@
       link.id = 'sign-in-link';
       box.append(link);
     } else {
-      box.textContent = 'Actions need a signed-in user.';
+      // the application signs users in (its own security): this page cannot
+      box.textContent = 'Actions need a user signed in to this application: sign in to it, then reload this page.';
     }
     $('clean-up').hidden = false;
     $('clean-up').disabled = !signedIn;
@@ -68,17 +69,32 @@
     return params.toString();
   }
 
+  // a failed load replaces "Loading…" (or the last summary) with what went wrong, and its message goes once the
+  // locks load again
+  let loadFailed = false;
+
+  function loadFailure(text) {
+    loadFailed = true;
+    show(text, true);
+    $('summary').textContent = 'The locks could not be loaded'
+      + ($('auto').checked ? ' · trying again every 5 s' : ' · press Refresh to try again');
+  }
+
   async function load() {
     try {
       const response = await fetch('locks.json?' + query(), {headers: {'Accept': 'application/json'}});
       const data = await response.json();
       if (!response.ok) {
-        show(data.error || ('the server answered ' + response.status), true);
+        loadFailure(data.error || ('the server answered ' + response.status));
         return;
+      }
+      if (loadFailed) {
+        loadFailed = false;
+        $('message').hidden = true;
       }
       render(data);
     } catch (e) {
-      show('Cannot reach the admin page\'s server: ' + e.message, true);
+      loadFailure('Cannot reach the admin page\'s server: ' + e.message);
     }
   }
 

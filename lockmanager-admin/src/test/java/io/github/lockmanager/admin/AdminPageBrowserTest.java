@@ -1,6 +1,7 @@
 package io.github.lockmanager.admin;
 
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.testing.InstrumentedStore;
 import io.github.lockmanager.testing.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,6 +154,26 @@ class AdminPageBrowserTest extends AdminFixture {
         wait.until(d -> row("order-1042").getText().contains("abort asked"));
         assertThat(rowText("order-1043")).contains("running");
         screenshot("admin-page-aborted");
+    }
+
+    @Test
+    void aStoreThatCannotBeReachedShowsAsSuchAndThePageRecoversWhenItIsBack() throws Exception {
+        hold(node("node-a"), "order-1");
+        InstrumentedStore cut = new InstrumentedStore(store);
+        cut.setUnreachable(true);
+        server = LockAdminServer.builder(LockAdmin.builder(cut).clientId(client).snapshotTtl(Duration.ZERO).build())
+                .port(0).start();
+
+        browser.get("http://127.0.0.1:" + server.port() + "/");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"),
+                "The locks could not be loaded"));
+        assertThat(browser.findElement(By.id("summary")).getText()).doesNotContain("Loading")
+                .contains("trying again every 5 s");
+        assertThat(browser.findElement(By.id("message")).getAttribute("class")).isEqualTo("error");
+
+        cut.setUnreachable(false);
+        awaitRows(1);
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("message")));
     }
 
     private void awaitRows(int count) {

@@ -291,4 +291,34 @@ class LockAdminServerTest extends AdminFixture {
         assertThatThrownBy(() -> LockAdmin.builder(store).allClients().build().abort("k", LockLevel.DC, "me"))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("name the client");
     }
+
+    @Test
+    void guessedPasswordsSlowDownUntilTheRightOneMustWaitToo() throws Exception {
+        ManualTimeSource clock = new ManualTimeSource();
+        server = LockAdminServer.builder(admin().build()).port(0).timeSource(clock)
+                .actionsFor("operator", "correct horse").start();
+        for (int i = 0; i < 5; i++) {
+            assertThat(post("/sign-in", "user=operator&password=guess" + i, null).statusCode()).isEqualTo(401);
+        }
+        assertThat(post("/sign-in", "user=operator&password=guess5", null).statusCode()).as("the sixth failure")
+                .isEqualTo(401);
+        for (int i = 0; i < 25; i++) {
+            HttpResponse<String> refused = post("/sign-in", "user=operator&password=guess" + i, null);
+            assertThat(refused.statusCode()).isEqualTo(429);
+        }
+        HttpResponse<String> right = post("/sign-in", "user=operator&password=correct+horse", null);
+        assertThat(right.statusCode()).as("the right password while it must wait").isEqualTo(429);
+        assertThat(right.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(right.body()).contains("try again in 1 s");
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(post("/sign-in", "user=operator&password=guess", null).statusCode()).isEqualTo(401);
+        assertThat(post("/sign-in", "user=operator&password=correct+horse", null).statusCode())
+                .as("waits twice as long after one more failure").isEqualTo(429);
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(signIn()).as("signed in after the wait").isNotEmpty();
+        cookie = null;
+        assertThat(post("/sign-in", "user=operator&password=guess", null).statusCode()).as("a success forgets")
+                .isEqualTo(401);
+    }
 }

@@ -1,5 +1,6 @@
 package io.github.lockmanager.cli;
 
+import io.github.lockmanager.admin.LockJson;
 import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,12 +17,20 @@ final class AbortCommand extends StoreCommand {
             defaultValue = "${sys:user.name} (lockmanager command)")
     String requestedBy;
 
+    @Option(names = "--format", description = "table or json; default: ${DEFAULT-VALUE}", defaultValue = "table")
+    Format format;
+
     @Override
     int run(LockStore store) throws Exception {
         if (!admin(store).abort(key, keyOptions.level, requestedBy)) {
             return notLocked(key);
         }
-        out().println("Abort asked of the holders of '" + key + "'; their nodes interrupt them at their next poll.");
+        if (format == Format.json) {
+            out().println("{\"key\": " + LockJson.quote(key) + ", \"level\": " + LockJson.quote(keyOptions.level.name())
+                    + ", \"aborted\": true, \"requestedBy\": " + LockJson.quote(requestedBy) + "}");
+        } else {
+            out().println("Abort asked of the holders of '" + key + "'; their nodes interrupt them at their next poll.");
+        }
         return 0;
     }
 }

@@ -1,5 +1,6 @@
 package io.github.lockmanager.cli;
 
+import io.github.lockmanager.admin.LockAdmin;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Command;
@@ -19,17 +20,29 @@ final class ForceReleaseCommand extends StoreCommand {
     @Option(names = "--by", required = true, paramLabel = "NAME", description = "Who asks, for the record")
     String requestedBy;
 
+    @Option(names = "--format", description = "table or json (the released records); default: ${DEFAULT-VALUE}",
+            defaultValue = "table")
+    Format format;
+
     @Override
     int run(LockStore store) throws Exception {
         if (requestedBy.isBlank()) {
             throw new IllegalArgumentException("--by must name who asks");
         }
-        List<LockRecord> released = admin(store).forceRelease(key, keyOptions.level, requestedBy);
+        LockAdmin admin = admin(store);
+        List<LockRecord> released = admin.forceRelease(key, keyOptions.level, requestedBy);
+        if (released.isEmpty()) {
+            return notLocked(key);
+        }
+        if (format == Format.json) {
+            print(released, format, admin, false);
+            return 0;
+        }
         for (LockRecord record : released) {
             out().println("Released '" + key + "' held " + record.mode() + " by node '" + record.nodeId()
                     + "', thread '" + record.threadName() + "', fencing token " + record.fencingToken()
                     + ", as asked by " + requestedBy);
         }
-        return released.isEmpty() ? notLocked(key) : 0;
+        return 0;
     }
 }

@@ -12,6 +12,7 @@ final class KeyOptions {
     @Option(names = "--farm", description = "The farm of DC keys; default: ${DEFAULT-VALUE}", defaultValue = "default")
     String farm;
 
-    @Option(names = "--level", description = "DC or XDC; default: ${DEFAULT-VALUE}", defaultValue = "DC")
+    @Option(names = "--level", description = "DC or XDC; default: ${DEFAULT-VALUE} (list: both, unless given)",
+            defaultValue = "DC")
     LockLevel level;
 }

@@ -3,11 +3,13 @@ package io.github.lockmanager.cli;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.admin.LockAdmin;
 import io.github.lockmanager.admin.LockFilter;
+import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
+import java.util.List;
 
 @Command(name = "list", mixinStandardHelpOptions = true,
         description = "Lists the live locks of a client: one line per holder (a key held shared shows once per holder).")
@@ -24,16 +26,19 @@ final class ListCommand extends StoreCommand {
     @Option(names = "--status", description = "Only locks in this status: RUNNING or ABORT")
     LockStatus status;
 
-    @Option(names = "--all-clients", description = "Every client's locks, not only --client's")
+    @Option(names = "--all-clients", description = "Every client's locks, not only --client's, with a CLIENT column")
     boolean allClients;
-
-    enum Format { table, json }
 
     @Override
     int run(LockStore store) throws Exception {
         LockAdmin admin = allClients ? LockAdmin.builder(store).allClients().snapshotTtl(Duration.ZERO).build()
                 : admin(store);
-        print(admin.snapshot().matching(new LockFilter(prefix, node, status)), format, admin);
+        List<LockRecord> records = admin.snapshot().matching(new LockFilter(prefix, node, status));
+        if (spec.commandLine().getParseResult().hasMatchedOption("--level")) {
+            // without --level both levels are listed; with it, that level's only
+            records = records.stream().filter(r -> r.key().level() == keyOptions.level).toList();
+        }
+        print(records, format, admin, allClients);
         return 0;
     }
 }

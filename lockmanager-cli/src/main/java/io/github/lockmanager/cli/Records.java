@@ -11,20 +11,23 @@ import java.util.List;
 final class Records {
     private static final String[] HEADERS = {"KEY", "LEVEL", "MODE", "NODE", "THREAD", "TOKEN", "LOCKED AT",
             "EXPIRES IN", "STATUS"};
+    private static final String CLIENT = "CLIENT";
 
     private Records() {
     }
 
-    static void table(List<LockRecord> records, Instant now, PrintWriter out) {
+    /** The records as a table; {@code withClient} adds a first column naming each record's client. */
+    static void table(List<LockRecord> records, Instant now, boolean withClient, PrintWriter out) {
         String[][] rows = new String[records.size() + 1][];
-        rows[0] = HEADERS;
+        rows[0] = withClient ? prepend(CLIENT, HEADERS) : HEADERS;
         for (int i = 0; i < records.size(); i++) {
             LockRecord r = records.get(i);
-            rows[i + 1] = new String[]{r.key().name(), r.key().level().name(), r.mode().name(), r.nodeId(),
+            String[] row = {r.key().name(), r.key().level().name(), r.mode().name(), r.nodeId(),
                     r.threadName(), Long.toString(r.fencingToken()), r.lockTime().toString(),
                     expiresIn(r.expirationTime(), now), r.status().name()};
+            rows[i + 1] = withClient ? prepend(r.key().clientId(), row) : row;
         }
-        int[] widths = new int[HEADERS.length];
+        int[] widths = new int[rows[0].length];
         for (String[] row : rows) {
             for (int c = 0; c < row.length; c++) {
                 widths[c] = Math.max(widths[c], printable(row[c]).length());
@@ -38,6 +41,13 @@ final class Records {
             }
             out.println(line.toString().stripTrailing());
         }
+    }
+
+    private static String[] prepend(String first, String[] rest) {
+        String[] row = new String[rest.length + 1];
+        row[0] = first;
+        System.arraycopy(rest, 0, row, 1, rest.length);
+        return row;
     }
 
     private static String expiresIn(Instant expiration, Instant now) {

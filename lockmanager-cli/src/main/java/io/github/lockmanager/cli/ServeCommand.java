@@ -6,6 +6,7 @@ import io.github.lockmanager.spi.LockStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.BindException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeUnit;
                 "Read-only unless --actions is given; then abort, force-release and clean-up are offered to whoever "
                         + "signs in as --admin-user with the password in the variable --admin-password-env names."})
 final class ServeCommand extends StoreCommand {
-    @Option(names = "--port", description = "Default: ${DEFAULT-VALUE}; 0 picks a free one", defaultValue = "8080")
+    @Option(names = "--port", description = "Default: ${DEFAULT-VALUE}; 0 picks a free one",
+            defaultValue = "" + LockAdminServer.DEFAULT_PORT)
     int port;
 
     @Option(names = "--bind", paramLabel = "ADDRESS",
@@ -68,7 +70,16 @@ final class ServeCommand extends StoreCommand {
             }
         }, "lockmanager-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        try (LockAdminServer running = server.start()) {
+        LockAdminServer started;
+        try {
+            started = server.start();
+        } catch (BindException e) {
+            removeHook(hook);
+            err().println("lockmanager: " + e.getMessage() + "; choose another with --port (0 picks a free one) or "
+                    + "another --bind address");
+            return spec.exitCodeOnInvalidInput();
+        }
+        try (LockAdminServer running = started) {
             out().println("Serving the locks of " + storeOptions.describe() + " at http://" + bind.getHostAddress()
                     + ":" + running.port() + "/ " + (actions ? "(actions for " + adminUser + ")" : "(read-only)")
                     + "; Ctrl-C stops it.");

@@ -17,7 +17,7 @@ final class ShowCommand extends StoreCommand {
     String key;
 
     @Option(names = "--format", description = "table or json; default: ${DEFAULT-VALUE}", defaultValue = "table")
-    ListCommand.Format format;
+    Format format;
 
     @Override
     int run(LockStore store) throws Exception {
@@ -26,7 +26,7 @@ final class ShowCommand extends StoreCommand {
         if (records.isEmpty()) {
             return notLocked(key);
         }
-        print(records, format, admin);
+        print(records, format, admin, false);
         return 0;
     }
 }

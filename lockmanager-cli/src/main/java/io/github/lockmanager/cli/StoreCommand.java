@@ -61,12 +61,15 @@ abstract class StoreCommand implements Callable<Integer> {
                 .build();
     }
 
-    /** Records as {@code format} says, with "expires in" as of now. */
-    void print(List<LockRecord> records, ListCommand.Format format, LockAdmin admin) {
-        if (format == ListCommand.Format.json) {
+    /** How a command prints what it found or did: for people, or for scripts. */
+    enum Format { table, json }
+
+    /** Records as {@code format} says, with "expires in" as of now; a table names each one's client if asked. */
+    void print(List<LockRecord> records, Format format, LockAdmin admin, boolean withClient) {
+        if (format == Format.json) {
             out().println(LockJson.array(records, admin.now(), admin));
         } else {
-            Records.table(records, admin.now(), out());
+            Records.table(records, admin.now(), withClient, out());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.lockmanager.cli;
 
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
@@ -11,6 +12,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -151,6 +154,47 @@ class LockManagerCliTest {
 
         server.interrupt();
         assertThat(serving.get(30, TimeUnit.SECONDS)).isZero();
+    }
+
+    /** What a new operator tried and the command got wrong: each fails on the version before it was mended. */
+    @Test
+    void levelsClientsFormatsCaseVersionAndABusyPortAreAsAnOperatorExpects() throws Exception {
+        LockManager a = node("postgres", "node-a");
+        LockResource dc = holderThread.submit(() -> a.lock("only-dc")).get(30, TimeUnit.SECONDS);
+        LockResource xdc = holderThread.submit(() -> a.lock("only-xdc", LockLevel.XDC)).get(30, TimeUnit.SECONDS);
+
+        assertThat(run("postgres", "list", "--level", "XDC")).isZero();
+        assertThat(out.toString()).contains("only-xdc").doesNotContain("only-dc");
+        assertThat(run("postgres", "list", "--level", "dc", "--format", "JSON")).as("either case").isZero();
+        assertThat(out.toString()).contains("\"key\": \"only-dc\"").doesNotContain("only-xdc");
+        assertThat(run("postgres", "list", "--status", "running")).isZero();
+        assertThat(out.toString()).contains("only-dc").contains("only-xdc");
+
+        assertThat(run("postgres", "list", "--all-clients")).isZero();
+        assertThat(out.toString()).startsWith("CLIENT").contains(client);
+        assertThat(run("postgres", "list", "--all-clients", "--format", "json")).isZero();
+        assertThat(out.toString()).contains("\"client\": \"" + client + "\"");
+
+        assertThat(run("postgres", "abort", "only-xdc", "--level", "XDC", "--format", "json")).isZero();
+        assertThat(out.toString().trim()).startsWith("{").contains("\"key\": \"only-xdc\"", "\"aborted\": true");
+        assertThat(run("postgres", "force-release", "only-xdc", "--level", "XDC", "--by", "ops", "--format", "json"))
+                .isZero();
+        assertThat(out.toString().trim()).startsWith("[").contains("\"key\": \"only-xdc\"", "\"node\": \"node-a\"");
+
+        CommandLine line = LockManagerCli.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        out.getBuffer().setLength(0);
+        assertThat(line.execute("--version")).isZero();
+        assertThat(out.toString()).matches("(?s)lockmanager \\d+\\.\\d+\\.\\d+.*").doesNotContain("development");
+
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertThat(run("postgres", "serve", "--port", Integer.toString(taken.getLocalPort()))).as("bad usage")
+                    .isEqualTo(2);
+            assertThat(err.toString()).contains("127.0.0.1:" + taken.getLocalPort()).contains("in use")
+                    .contains("--port").doesNotContain("INTERNAL_ERROR");
+        }
+        xdc.close();
+        dc.close();
     }
 
     @Test

@@ -187,6 +187,18 @@ class Acquisition extends WeakReference<Thread> {
         return true;
     }
 
+    /**
+     * Marks an acquisition its holder ended as lost after all (its release found the record no longer its own, or its
+     * lease may have ended before it); {@code true} if this call did it. Only the thread that ended it calls this.
+     */
+    boolean markLostAfterEnd() {
+        if (lost || holds != ENDED) {
+            return false;
+        }
+        lost = true;
+        return true;
+    }
+
     /** Moves the hold count of a held acquisition to {@code next} of it; the count it had, or 0 if not held. */
     private int updateHeld(IntUnaryOperator next) {
         int h;

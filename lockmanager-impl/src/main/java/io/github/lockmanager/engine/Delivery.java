@@ -1,25 +1,20 @@
 package io.github.lockmanager.engine;
 
-import io.github.lockmanager.LockLossListener;
 import io.github.lockmanager.LockLossReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Tells holders what happened to their locks: an abort asked for, or a loss (interrupt, log, loss listener). */
+/** Tells holders what happened to their locks: an abort asked for, or a loss ({@link Releaser#lose}). */
 final class Delivery {
     private static final Logger log = LoggerFactory.getLogger(Delivery.class);
 
     private final String nodeId;
-    private final LockLossListener lossListener;
-    private final AcquisitionTable table;
     private final StoreCalls calls;
     private final Releaser releaser;
     private final Events events;
 
-    Delivery(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Releaser releaser, Events events) {
+    Delivery(EngineSettings settings, StoreCalls calls, Releaser releaser, Events events) {
         this.nodeId = settings.nodeId();
-        this.lossListener = settings.lossListener();
-        this.table = table;
         this.calls = calls;
         this.releaser = releaser;
         this.events = events;
@@ -41,28 +36,6 @@ final class Delivery {
 
     /** The store or the clock says {@code acquisition} is no longer ours: ends it and tells its holder. */
     void lose(Acquisition acquisition, LockLossReason reason) {
-        if (!acquisition.loseIfHeld()) {
-            return;
-        }
-        table.retire(acquisition);
-        Thread holder = acquisition.holder();
-        if (holder != null && holder.isAlive()) {
-            calls.interrupt(holder);
-        }
-        if (reason == LockLossReason.RENEWAL_UNCONFIRMED && !table.isGuarded(acquisition)) {
-            // the record may still be ours in the store: remove it once the store answers again (for a guarded one,
-            // once its guard closes: until then its work keeps the record busy, and the release would wait for it)
-            releaser.releaseLater(acquisition.handle(), acquisition.confirmedUntilNanos());
-        }
-        log.error("Lock {} on node '{}' is LOST ({}): {}. The holder thread was interrupted and must stop the work "
-                        + "the lock protects; another node may take the key now.", acquisition, nodeId, reason,
-                reason == LockLossReason.NOT_OWNED ? "the store says it is no longer this acquisition's"
-                        : "no renewal was confirmed and the lease would end before the next attempt");
-        events.lost(acquisition, reason);
-        try {
-            lossListener.lockLost(acquisition.grantedLock(nodeId), holder, reason);
-        } catch (RuntimeException e) {
-            log.error("Lock loss listener failed for lock {} on node '{}'", acquisition, nodeId, e);
-        }
+        releaser.lose(acquisition, reason);
     }
 }

@@ -86,7 +86,7 @@ final class HoldResource implements LockResource {
 
     @Override
     public boolean isLost() {
-        return acquisition.isLost();
+        return releaser.isLost(acquisition);
     }
 
     @Override

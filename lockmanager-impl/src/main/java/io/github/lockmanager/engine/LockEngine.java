@@ -68,8 +68,9 @@ final class LockEngine implements LockManager {
         NamedThreadFactory keeperThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper");
         ScheduledExecutorService keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
         HandOffs handOffs = new HandOffs(settings, lifecycle);
-        this.releaser = new Releaser(settings, table, calls, events, handOffs, keeperThread);
-        this.delivery = new Delivery(settings, table, calls, releaser, events);
+        this.releaser = new Releaser(settings, table, calls, events, new Losses(settings, table, calls, events), handOffs,
+                keeperThread);
+        this.delivery = new Delivery(settings, calls, releaser, events);
         HeldTooLong heldTooLong = new HeldTooLong(settings, events);
         this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, handOffs, heldTooLong, events);
         this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong, events, keeperThreads,

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.TimeSource;
@@ -36,9 +37,12 @@ final class Releaser {
 
     private final String nodeId;
     private final LockStore store;
+    /** See {@link LockStore#isInMemory()}: its release answers for the lease at once, with no clock to read first. */
+    private final boolean inMemoryStore;
     private final AcquisitionTable table;
     private final StoreCalls calls;
     private final Events events;
+    private final Losses losses;
     private final TimeSource time;
     private final HandOffs handOffs;
     /** The keeper's thread, which releases a record parked for a hand-off that no thread claimed in time. */
@@ -57,13 +61,15 @@ final class Releaser {
     private record Kept(long untilNanos, long leaseEndNanos) {
     }
 
-    Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events, HandOffs handOffs,
-             ScheduledExecutorService keeperThread) {
+    Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events, Losses losses,
+             HandOffs handOffs, ScheduledExecutorService keeperThread) {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
+        this.inMemoryStore = store.isInMemory();
         this.table = table;
         this.calls = calls;
         this.events = events;
+        this.losses = losses;
         this.time = settings.timeSource();
         this.handOffs = handOffs;
         this.keeperThread = keeperThread;
@@ -88,8 +94,44 @@ final class Releaser {
         return had > 0;
     }
 
-    /** The last hold of {@code acquisition} was given back: its record is handed over or released. */
+    /** The store or the clock says {@code acquisition} is no longer ours: ends it and tells its holder. */
+    void lose(Acquisition acquisition, LockLossReason reason) {
+        if (losses.lose(acquisition, reason) && reason == LockLossReason.RENEWAL_UNCONFIRMED
+                && !table.isGuarded(acquisition)) {
+            // the record may still be ours in the store: remove it once the store answers again (for a guarded one,
+            // once its guard closes: until then its work keeps the record busy, and the release would wait for it)
+            releaseLater(acquisition.handle(), acquisition.confirmedUntilNanos());
+        }
+    }
+
+    /**
+     * Whether {@code acquisition} is lost, declaring it so first if it is held and its lease may have ended by this
+     * node's clock with no renewal confirmed: the holder learns it when it asks, not at the watchdog's next look,
+     * which a pause of this process (a long collection, a stopped VM) delays as much as the holder.
+     */
+    boolean isLost(Acquisition acquisition) {
+        if (acquisition.isHeld() && leaseMayHaveEnded(acquisition)) {
+            lose(acquisition, LockLossReason.RENEWAL_UNCONFIRMED);
+        }
+        return acquisition.isLost();
+    }
+
+    /** The watchdog's rule, read now: the lease ends within the loss margin, or has ended, unconfirmed. */
+    private boolean leaseMayHaveEnded(Acquisition acquisition) {
+        return acquisition.leases().atRisk(acquisition.confirmedUntilNanos(), time.nanoTime());
+    }
+
+    /**
+     * The last hold of {@code acquisition} was given back: its record is handed over or released. One whose lease may
+     * have ended while it was held is neither: its holder is told it lost the lock, and the record is released only
+     * if it is still its own. A store in this JVM's memory answers that with the release itself.
+     */
     private void letGo(Acquisition acquisition) {
+        if (!inMemoryStore && leaseMayHaveEnded(acquisition)) {
+            losses.lostBeforeRelease(acquisition, LockLossReason.RENEWAL_UNCONFIRMED);
+            release(acquisition, acquisition.confirmedUntilNanos());
+            return;
+        }
         HandOffs.Parked parked = handOffs.park(acquisition);
         if (parked != null && sweepSoon()) {
             // the waiter wakes now and takes the record over; no thread could claim it while the acquisition was in
@@ -134,10 +176,20 @@ final class Releaser {
             log.debug("Lock '{}' of node '{}' was kept for a thread of this node that waited for it, which did not take "
                     + "it within {} ms: releasing it", parked.handle().key().name(), nodeId,
                     TimeUnit.NANOSECONDS.toMillis(CLAIM_WINDOW_NANOS));
-            releaseRecord(parked.handle(), parked.leaseEndNanos());
+            releaseUnclaimed(parked);
         }
         if (handOffs.anyParked()) {
             sweepSoon();
+        }
+    }
+
+    /** Releases a record parked for a hand-off that no thread claimed; its holder had let go of it in time. */
+    private void releaseUnclaimed(HandOffs.Parked parked) {
+        LockHandle handle = parked.handle();
+        if (!releaseRecord(handle, parked.leaseEndNanos())) {
+            log.warn("Lock '{}' of node '{}', kept for a waiter of this node that did not take it, was no longer this "
+                    + "node's in the store when released (its lease had ended); nothing of anyone else's was touched",
+                    handle.key().name(), nodeId);
         }
     }
 
@@ -230,27 +282,34 @@ final class Releaser {
      * waiters only once the store will let them in.
      */
     void release(Acquisition acquisition, long leaseEndNanos) {
-        releaseRecord(acquisition.handle(), leaseEndNanos);
+        boolean ours = releaseRecord(acquisition.handle(), leaseEndNanos);
         table.retire(acquisition);
-        events.released(acquisition);
+        if (!ours) {
+            losses.lostBeforeRelease(acquisition, LockLossReason.NOT_OWNED);
+        }
+        if (!acquisition.isLost()) {
+            events.released(acquisition);
+        }
     }
 
-    /** Removes the record of {@code handle} if it is still that handle's, or queues that until {@code leaseEndNanos}. */
-    private void releaseRecord(LockHandle handle, long leaseEndNanos) {
+    /**
+     * Removes the record of {@code handle} if it is still that handle's, or queues that until {@code leaseEndNanos};
+     * {@code false} if the store answered that it was no longer that handle's.
+     */
+    private boolean releaseRecord(LockHandle handle, long leaseEndNanos) {
         try {
-            if (!calls.release(handle)) {
-                log.warn("Lock '{}' of node '{}' was no longer this node's in the store when released (its lease had "
-                        + "ended or it was lost); nothing of anyone else's was touched", handle.key().name(), nodeId);
-            }
+            return calls.release(handle);
         } catch (LockManagerException | RuntimeException e) {
             log.warn("Could not release lock '{}' of node '{}' in store {}: {}. Retrying in the background until its "
                     + "lease ends", handle.key().name(), nodeId, store, e.toString());
             releaseLater(handle, leaseEndNanos);
+            return true;
         }
     }
 
     /** Lends {@code acquisition} to guarded work: renewal leaves it alone until {@link #endLoan}. */
     void lend(Acquisition acquisition) throws LockLostException {
+        isLost(acquisition);
         table.guard(acquisition);
         if (!acquisition.isHeld()) {
             table.unguard(acquisition);
@@ -330,7 +389,7 @@ final class Releaser {
     /** The last attempt, at shutdown: what still fails is left to expire. */
     void retryPendingOnClose(long nowNanos) {
         for (HandOffs.Parked parked : handOffs.unclaimAll()) {
-            releaseRecord(parked.handle(), parked.leaseEndNanos());
+            releaseUnclaimed(parked);
         }
         releaseKept(nowNanos);
         if (!kept.isEmpty()) {

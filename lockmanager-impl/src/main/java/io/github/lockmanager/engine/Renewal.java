@@ -143,11 +143,20 @@ final class Renewal {
 
     /** Renews (with {@code policy}'s lease) or checks one batch; {@code false} if the store gave no answer for some lock. */
     private boolean ask(List<Acquisition> batch, boolean renewing, LeasePolicy policy) {
+        long sentAt = time.nanoTime();
         List<LockHandle> handles = new ArrayList<>(batch.size());
         for (Acquisition acquisition : batch) {
+            if (renewing && acquisition.leases().atRisk(acquisition.confirmedUntilNanos(), sentAt)) {
+                // its lease may have ended before this renewal (a pause of this process, say): a renewal now would
+                // keep a lock alive whose holder worked past its lease; the watchdog's rule, applied before the call
+                delivery.lose(acquisition, LockLossReason.RENEWAL_UNCONFIRMED);
+                continue;
+            }
             handles.add(acquisition.handle());
         }
-        long sentAt = time.nanoTime();
+        if (handles.isEmpty()) {
+            return true;
+        }
         Map<LockHandle, HoldState> answers;
         try {
             answers = renewing ? store.renew(handles, policy.lease()) : store.check(handles);
@@ -175,6 +184,9 @@ final class Renewal {
         boolean complete = true;
         for (Acquisition acquisition : batch) {
             HoldState state = answers.get(acquisition.handle());
+            if (state == null && acquisition.isLost()) {
+                continue;
+            }
             if (state == null) {
                 // the store could not tell for this lock (a row-level error): ask again next tick
                 log.warn("Store {} could not tell whether lock {} of node '{}' is still held; its lease counts as "

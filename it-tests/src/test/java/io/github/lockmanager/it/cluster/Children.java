@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -89,6 +90,29 @@ final class Children implements AutoCloseable {
                     return line;
                 }
             }
+        }
+
+        /**
+         * The next reported lines that start with each of {@code prefixes}, in any order, one each, by prefix; other
+         * lines are skipped.
+         */
+        Map<String, String> awaitAll(Duration timeout, String... prefixes) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            Map<String, String> found = new LinkedHashMap<>();
+            while (found.size() < prefixes.length) {
+                String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line == null) {
+                    throw new AssertionError("node " + id + " did not report all of " + List.of(prefixes)
+                            + " within " + timeout + " (found " + found + ", alive: " + process.isAlive() + ")");
+                }
+                for (String prefix : prefixes) {
+                    if (line.startsWith(prefix) && !found.containsKey(prefix)) {
+                        found.put(prefix, line);
+                        break;
+                    }
+                }
+            }
+            return found;
         }
 
         void send(String command) {

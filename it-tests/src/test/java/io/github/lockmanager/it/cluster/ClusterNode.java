@@ -3,6 +3,8 @@ package io.github.lockmanager.it.cluster;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.GuardedHold;
+import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
@@ -54,7 +56,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       manager and prints {@code CLOSED threads=<lockmanager threads still alive>}. On {@code write <key> <value>}
  *       from standard input it writes {@code value} as the row {@code key} of the table {@code node.fence.data},
  *       guarded by the {@link FencingTable} {@code node.fence.table} with the token it took {@code key} with, and
- *       prints {@code WROTE <key>} or {@code REFUSED <key> <highest token admitted>}.</li>
+ *       prints {@code WROTE <key>} or {@code REFUSED <key> <highest token admitted>}. On {@code check <key>} it asks
+ *       the hold whether it is lost and tries to guard work with it: {@code CHECK <key> lost=<bool>
+ *       guard=admitted|refused|closed}; on {@code release <key>} it closes the hold from that thread: {@code RELEASED <key>}.
+ *       Every loss the manager tells its listener is printed as {@code TOLD <key> <reason>}.</li>
  * </ul>
  */
 public final class ClusterNode {
@@ -63,13 +68,14 @@ public final class ClusterNode {
 
     public static void main(String[] args) throws Exception {
         LockStore store = store();
+        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         LockManager manager = LockManagerBuilder.newBuilder().store(store).clientId(System.getProperty("node.client"))
                 .nodeId(System.getProperty("node.id"))
+                .lossListener((lock, holder, reason) -> out.println("TOLD " + lock.getKey() + " " + reason))
                 .lease(Duration.ofMillis(Long.getLong("node.lease", 10_000)))
                 .renewalInterval(Duration.ofMillis(Long.getLong("node.renewal", 3_000)))
                 .abortPollInterval(Duration.ofMillis(Long.getLong("node.poll", 500)))
                 .shutdownTimeout(Duration.ofSeconds(5)).build();
-        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         if (System.getProperty("node.mode").equals("contend")) {
             contend(manager, out);
             manager.close();
@@ -156,12 +162,14 @@ public final class ClusterNode {
     private static void hold(LockManager manager, PrintWriter out) throws Exception {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> closeAndReport(manager, out), "node-shutdown"));
         Map<String, Long> tokens = new ConcurrentHashMap<>();
+        Map<String, LockResource> locks = new ConcurrentHashMap<>();
         for (String key : System.getProperty("node.keys").split(",")) {
             Thread holder = new Thread(() -> {
                 LockResource lock = null;
                 try {
                     lock = manager.lock(key);
                     tokens.put(key, lock.getFencingToken());
+                    locks.put(key, lock);
                     out.println("HELD " + key + " " + lock.getFencingToken());
                     new java.util.concurrent.CountDownLatch(1).await();
                 } catch (InterruptedException e) {
@@ -182,9 +190,25 @@ public final class ClusterNode {
             if (line.equals("close")) {
                 System.exit(0);
             }
-            if (line.startsWith("write ")) {
-                String[] words = line.split(" ");
+            String[] words = line.split(" ");
+            if (words[0].equals("write")) {
                 fencedWrite(words[1], tokens.get(words[1]), words[2], out);
+            } else if (words[0].equals("check")) {
+                LockResource lock = locks.get(words[1]);
+                boolean lost = lock.isLost();
+                String guard;
+                try (GuardedHold ignored = lock.guard()) {
+                    guard = "admitted";
+                } catch (LockLostException e) {
+                    guard = "refused";
+                } catch (IllegalStateException e) {
+                    // its holder thread, interrupted by the loss, closed it first
+                    guard = "closed";
+                }
+                out.println("CHECK " + words[1] + " lost=" + lost + " guard=" + guard);
+            } else if (words[0].equals("release")) {
+                locks.get(words[1]).close();
+                out.println("RELEASED " + words[1]);
             }
         }
     }

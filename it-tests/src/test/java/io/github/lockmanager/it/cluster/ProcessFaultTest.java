@@ -126,6 +126,34 @@ class ProcessFaultTest {
     }
 
     /**
+     * A holder paused past its lease, while another node took its key, learns it at its first question on waking,
+     * not at its watchdog's next look (which the pause delays as much): {@code isLost()} is true and no work is
+     * guarded; a second holder of the same process closes its hold at once on waking and is told too.
+     */
+    @Test
+    void aHolderPausedPastItsLeaseIsToldAtItsFirstQuestionOrReleaseOnWaking() throws Exception {
+        Children.Child paused = holder("paused", "k1,k2", RENEWAL);
+        paused.await("HELD ", REPORT);
+        paused.await("HELD ", REPORT);
+
+        paused.signal("STOP");
+        LockResource first = LockManagerUtils.waitForLock(survivor, "k1", 20, 30_000);
+        LockResource second = LockManagerUtils.waitForLock(survivor, "k2", 20, 30_000);
+        paused.signal("CONT");
+        paused.send("check k1");
+        paused.send("release k2");
+
+        String check = paused.awaitAll(REPORT, "CHECK k1", "RELEASED k2", "TOLD k1", "TOLD k2").get("CHECK k1");
+        System.out.printf("SIGSTOP past the lease, %s: on waking %s%n", target.name(), check);
+        // the loss may also have reached the holder thread first, which then closed its hold
+        assertThat(check).matches("CHECK k1 lost=true guard=(refused|closed)");
+        assertThat(store.read(key("k2")).orElseThrow().nodeId()).as("the late release touched nothing")
+                .isEqualTo("survivor");
+        first.close();
+        second.close();
+    }
+
+    /**
      * Kleppmann's case: a holder paused past its lease wakes up and writes with its old token. The lease alone cannot
      * stop that write; the resource's fencing table refuses it, while the new holder's write stands.
      */

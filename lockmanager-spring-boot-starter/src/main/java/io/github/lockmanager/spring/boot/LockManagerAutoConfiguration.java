@@ -9,6 +9,8 @@ import io.github.lockmanager.admin.LockAdminServlet;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.micrometer.LockManagerMetrics;
 import io.github.lockmanager.spi.LockStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -17,6 +19,7 @@ import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnable
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -24,6 +27,7 @@ import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.util.ClassUtils;
 
 import java.util.List;
 
@@ -44,6 +48,7 @@ import java.util.List;
 @ConditionalOnProperty(prefix = "lockmanager", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(LockManagerProperties.class)
 public class LockManagerAutoConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(LockManagerAutoConfiguration.class);
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -141,7 +146,7 @@ public class LockManagerAutoConfiguration {
     static class AdminPageConfiguration {
         @Bean
         ServletRegistrationBean<LockAdminServlet> lockManagerAdminServlet(LockManagerProperties properties,
-                                                                          LockStore store) {
+                                                                          LockStore store, ListableBeanFactory beans) {
             LockManagerProperties.Admin page = properties.getAdmin();
             LockAdmin.Builder admin = LockAdmin.builder(store);
             Settings.apply("client-id", properties.getClientId(), admin::clientId);
@@ -160,7 +165,30 @@ public class LockManagerAutoConfiguration {
             ServletRegistrationBean<LockAdminServlet> registration = new ServletRegistrationBean<>(servlet,
                     path + "/*");
             registration.setName("lockManagerAdmin");
+            if (!hasWebSecurity(beans)) {
+                log.warn("The lock admin page at {}/ shows every lock of this application's client to anyone who can "
+                        + "reach it: no Spring Security filter chain is configured. Protect {}/** with the "
+                        + "application's security{}", path, path, page.isActionsEnabled()
+                        ? "; until then its actions cannot be used, since nobody can sign in" : "");
+            }
             return registration;
+        }
+
+        private static boolean hasWebSecurity(ListableBeanFactory beans) {
+            String chain = "org.springframework.security.web.SecurityFilterChain";
+            return ClassUtils.isPresent(chain, null)
+                    && beans.getBeanNamesForType(ClassUtils.resolveClassName(chain, null)).length > 0;
+        }
+    }
+
+    /** {@code lockmanager.admin.enabled=true} without the page's module: a failed start saying so, not a silent 404. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "lockmanager.admin", name = "enabled", havingValue = "true")
+    @ConditionalOnMissingClass("io.github.lockmanager.admin.LockAdminServlet")
+    static class AdminPageMissing {
+        AdminPageMissing() {
+            throw new IllegalStateException("lockmanager.admin.enabled=true, but lockmanager-admin is not on the class "
+                    + "path: add the dependency io.github.lockmanager:lockmanager-admin, or remove the property");
         }
     }
 }

@@ -124,6 +124,7 @@ final class LockedMethod {
      */
     LockResource acquire(LockManager manager, String key) throws LockException, InterruptedException {
         LockLevel at = level != null ? level : manager.getDefaultLevel();
+        long start = System.nanoTime();
         try {
             return switch (onBusy) {
                 case THROW -> take(manager, key, at);
@@ -131,7 +132,9 @@ final class LockedMethod {
                 case WAIT -> await(manager, key, at);
             };
         } catch (TimeoutException e) {
-            throw (AlreadyLockedException) e.getCause();
+            // not the last refusal as it is: its message would read as if the method had not waited
+            throw new AlreadyLockedException((AlreadyLockedException) e.getCause(),
+                    Duration.ofNanos(System.nanoTime() - start));
         }
     }
 

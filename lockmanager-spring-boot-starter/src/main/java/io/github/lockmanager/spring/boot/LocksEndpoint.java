@@ -6,21 +6,27 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.lang.Nullable;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The {@code locks} Actuator endpoint: {@code GET /actuator/locks} lists every live lock of this application's
  * client id held by any node, {@code GET /actuator/locks/{key}} one key's holders and
- * {@code POST /actuator/locks/{key}} asks them to abort (their threads are interrupted), each with an optional
- * {@code level} ({@code DC} or {@code XDC}; default: the manager's). Keys with {@code /} are written as they are.
+ * {@code POST /actuator/locks/{key}} asks them to abort (their threads are interrupted), each with an optional query
+ * parameter {@code level} ({@code DC} or {@code XDC}, any case; default: the manager's). A POST needs no body, so
+ * {@code curl -X POST .../actuator/locks/order-1?level=XDC} does it. Keys with {@code /} are written as they are. A
+ * request Actuator refuses (an unknown level, a key the manager refuses) answers 400 with the reason in its body.
  *
  * <p>Abort changes what runs on other nodes: expose this endpoint over the web only behind the application's
  * security ({@code management.endpoints.web.exposure.include=locks}). Each abort is logged with the key.
@@ -50,34 +56,45 @@ public class LocksEndpoint {
         return manager.getLocks().stream().map(LockView::of).toList();
     }
 
+    /** The key's holders; an unknown level or a key the manager refuses: 400, the reason in the body. */
     @ReadOperation
-    public List<LockView> lock(@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String level)
-            throws LockManagerException {
+    public WebEndpointResponse<Object> lock(@Selector(match = Selector.Match.ALL_REMAINING) String[] key,
+                                            @Nullable String level) throws LockManagerException {
         String name = String.join("/", key);
-        return inspect(name, level(level));
+        try {
+            return new WebEndpointResponse<>(inspect(name, level(level)));
+        } catch (IllegalArgumentException e) {
+            return badRequest(e);
+        }
     }
 
+    /**
+     * Takes only the key, so that Actuator asks for no request body; the level comes from the web request's query
+     * (JMX, which has none, aborts at the manager's level).
+     */
     @WriteOperation
-    public List<LockView> abort(@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String level)
+    public WebEndpointResponse<Object> abort(@Selector(match = Selector.Match.ALL_REMAINING) String[] key)
             throws LockManagerException {
         String name = String.join("/", key);
-        LockLevel at = level(level);
         try {
+            LockLevel at = level(WebQuery.parameter("level"));
             manager.abort(name, at);
+            log.info("Abort of lock '{}' at {} asked through the Actuator endpoint on node '{}'", name, at,
+                    manager.getNodeId());
+            return new WebEndpointResponse<>(inspect(name, at));
         } catch (IllegalArgumentException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+            return badRequest(e);
         }
-        log.info("Abort of lock '{}' at {} asked through the Actuator endpoint on node '{}'", name, at,
-                manager.getNodeId());
-        return inspect(name, at);
     }
 
     private List<LockView> inspect(String key, LockLevel level) throws LockManagerException {
-        try {
-            return manager.inspect(key, level).stream().map(LockView::of).toList();
-        } catch (IllegalArgumentException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
-        }
+        return manager.inspect(key, level).stream().map(LockView::of).toList();
+    }
+
+    /** Actuator shows no reason for a refused request unless the application says so: this body always does. */
+    private static WebEndpointResponse<Object> badRequest(IllegalArgumentException e) {
+        return new WebEndpointResponse<>(Map.of("status", 400, "error", e.getMessage()),
+                WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     private LockLevel level(String level) {
@@ -87,8 +104,26 @@ public class LocksEndpoint {
         try {
             return LockLevel.valueOf(level.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            String reason = "level must be DC or XDC, was '" + level + "'";
-            throw new InvalidEndpointRequestException(reason, reason);
+            throw new IllegalArgumentException("level must be DC or XDC, was '" + level + "'");
+        }
+    }
+
+    /** A query parameter of the web request being served, where Spring MVC serves one; {@code null} otherwise. */
+    private static final class WebQuery {
+        private static final boolean SERVLET = ClassUtils.isPresent(
+                "org.springframework.web.context.request.RequestContextHolder", LocksEndpoint.class.getClassLoader())
+                && ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", LocksEndpoint.class.getClassLoader());
+
+        static String parameter(String name) {
+            return SERVLET ? ServletQuery.parameter(name) : null;
+        }
+    }
+
+    /** Loaded only where Spring MVC's classes are. */
+    private static final class ServletQuery {
+        static String parameter(String name) {
+            return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet
+                    ? servlet.getRequest().getParameter(name) : null;
         }
     }
 }

@@ -64,12 +64,22 @@ class ActuatorAndAdminPageTest {
         HttpResponse<String> one = get("/actuator/locks/batch/7");
         assertThat(one.body()).contains("\"key\":\"batch/7\"");
 
-        HttpResponse<String> abort = post("/actuator/locks/batch/7", "{}");
+        // as an operator types it: no body, no content type
+        HttpResponse<String> abort = http.send(HttpRequest.newBuilder(URI.create(base + "/actuator/locks/batch/7?level=dc"))
+                .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(abort.statusCode()).as(abort.body()).isEqualTo(200);
         assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("interrupted");
         assertThat(context.getBean(LockManager.class).isLocked("batch/7")).isFalse();
 
-        assertThat(post("/actuator/locks/batch/7", "{\"level\":\"planet\"}").statusCode()).isEqualTo(400);
+        HttpResponse<String> badLevel = get("/actuator/locks/batch/7?level=ZZ");
+        assertThat(badLevel.statusCode()).isEqualTo(400);
+        assertThat(badLevel.body()).as("the reason is in the answer").contains("level must be DC or XDC, was 'ZZ'");
+        HttpResponse<String> badAbort = http.send(HttpRequest.newBuilder(URI.create(base
+                        + "/actuator/locks/batch/7?level=planet")).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(badAbort.statusCode()).isEqualTo(400);
+        assertThat(badAbort.body()).contains("'planet'");
     }
 
     @Test

@@ -105,7 +105,9 @@ class ClusterLockedTest {
         try {
             assertThatThrownBy(() -> b.shipWithin(4))
                     .isInstanceOf(UncheckedLockException.class)
-                    .hasCauseInstanceOf(AlreadyLockedException.class);
+                    .hasCauseInstanceOf(AlreadyLockedException.class)
+                    .cause().hasMessageStartingWith("Waited ").hasMessageContaining(" ms for lock ")
+                    .hasMessageContaining("already held");
         } finally {
             release.countDown();
         }

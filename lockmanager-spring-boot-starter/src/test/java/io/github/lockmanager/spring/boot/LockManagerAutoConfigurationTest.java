@@ -11,9 +11,15 @@ import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.StatementLog;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -76,6 +82,32 @@ class LockManagerAutoConfigurationTest {
             context.getBean(LockManager.class).lock("durable-key").close();
         }
         return LoggedApp.sent.containing("SET owner_token = NULL");
+    }
+
+    @Test
+    void theAdminPageAskedForWithoutItsModuleFailsStartupSayingWhatToAdd() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LockManagerAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader("io.github.lockmanager.admin"))
+                .withPropertyValues("lockmanager.store=memory", "lockmanager.admin.enabled=true")
+                .run(context -> assertThat(context.getStartupFailure()).isNotNull().rootCause()
+                        .hasMessageContaining("lockmanager.admin.enabled=true")
+                        .hasMessageContaining("io.github.lockmanager:lockmanager-admin"));
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void anAdminPageNoSecurityProtectsIsServedWithAWarningThatSaysSo(CapturedOutput output) {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LockManagerAutoConfiguration.class))
+                .withPropertyValues("lockmanager.store=memory", "lockmanager.admin.enabled=true",
+                        "lockmanager.admin.actions-enabled=true")
+                .run(context -> {
+                    assertThat(context.getStartupFailure()).isNull();
+                    assertThat(context.getBean("lockManagerAdminServlet")).isNotNull();
+                });
+        assertThat(output).contains("shows every lock of this application's client to anyone who can reach it")
+                .contains("Protect /lockmanager/**").contains("its actions cannot be used");
     }
 
     @Test
