@@ -23,7 +23,11 @@ public interface LockEventListener {
     default void acquired(Lock lock) {
     }
 
-    /** A lock was refused: someone holds {@code key} in a conflicting mode. */
+    /**
+     * A lock was refused: someone holds {@code key} in a conflicting mode. A blocking wait counts once, for its first
+     * try: the tries after it waited for a release ({@link LockManager#awaitLocalRelease},
+     * {@link LockManager#awaitRemoteRelease}) are not refusals of their own, and how the wait ended is {@link #waited}.
+     */
     default void refused(String key, LockLevel level, LockMode mode) {
     }
 

@@ -22,6 +22,11 @@ final class Events {
     private final TimeSource time;
     private final LockEventListener listener;
     private final boolean on;
+    /**
+     * The key a thread of this manager has just waited for a release of, between two tries of one blocking wait: its
+     * next refusal of that key is the same wait's, not one of its own. Set only while someone listens.
+     */
+    private final ThreadLocal<String> waitingFor = new ThreadLocal<>();
 
     Events(EngineSettings settings) {
         this.nodeId = settings.nodeId();
@@ -37,9 +42,26 @@ final class Events {
     }
 
     void refused(String key, LockLevel level, LockMode mode) {
-        if (on) {
+        if (on && !triedAgain(key, level)) {
             tell("refused", l -> l.refused(key, level, mode));
         }
+    }
+
+    /** The calling thread waits for a release of {@code key}: its next refusal of the key is the same wait's. */
+    void waitingFor(String key, LockLevel level) {
+        if (on) {
+            waitingFor.set(level.name() + '#' + key);
+        }
+    }
+
+    /** Whether this refusal follows a wait for the same key on this thread; forgets the wait either way. */
+    private boolean triedAgain(String key, LockLevel level) {
+        String waited = waitingFor.get();
+        if (waited == null) {
+            return false;
+        }
+        waitingFor.remove();
+        return waited.equals(level.name() + '#' + key);
     }
 
     /**
@@ -85,6 +107,7 @@ final class Events {
 
     void waited(String key, LockLevel level, LockMode mode, Duration waited, LockEventListener.WaitResult result) {
         if (on) {
+            waitingFor.remove();
             tell("waited", l -> l.waited(key, level, mode, waited, result));
         }
     }

@@ -319,6 +319,7 @@ final class LockEngine implements LockManager {
     public boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException {
         requireValidArguments(key, level);
         lifecycle.requireNotClosed();
+        events.waitingFor(key, level);
         return table.awaitAllGone(level, key, System.nanoTime() + unit.toNanos(timeout));
     }
 
@@ -328,6 +329,7 @@ final class LockEngine implements LockManager {
         requireValidArguments(key, level);
         Require.notNull(unit, "unit");
         lifecycle.requireNotClosed();
+        events.waitingFor(key, level);
         try {
             return store.awaitRelease(keys.storeKey(level, key), Duration.ofNanos(unit.toNanos(timeout)));
         } catch (LockManagerException e) {

@@ -149,6 +149,11 @@ class LockManagerMetricsTest {
                 "exclusive", "service", "test").timer();
         assertThat(timedOut.count()).isEqualTo(1);
         assertThat(timedOut.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(100);
+        assertThat(count("lockmanager.acquisitions", "result", "refused", "mode", "exclusive"))
+                .as("a wait of several tries is one refusal, not one per try").isEqualTo(1);
+        assertThatThrownBy(() -> measured.lock("queue")).isInstanceOf(AlreadyLockedException.class);
+        assertThat(count("lockmanager.acquisitions", "result", "refused", "mode", "exclusive"))
+                .as("a refusal after the wait counts again").isEqualTo(2);
 
         Future<LockResource> waiting = holderThread.submit(() -> LockManagerUtils.waitForSharedLock(measured, "queue",
                 20, 30_000));
