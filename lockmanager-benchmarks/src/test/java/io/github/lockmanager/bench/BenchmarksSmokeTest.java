@@ -60,7 +60,10 @@ class BenchmarksSmokeTest {
                 .satisfies(r -> assertThat(r.note()).contains("0 locks lost while held"));
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
-                .anyMatch(f -> f.contains("Redisson")).hasSize(12);
+                .anyMatch(f -> f.contains("Redisson")).hasSize(18);
+        // a new key in every cycle, its median and 99th percentile beside each peer's
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().contains("a new key each cycle"))
+                .hasSize(6);
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().endsWith("throughput, 8 threads"))
                 .hasSize(3).allSatisfy(r -> assertThat(r.note().contains("processor time per cycle: ours this JVM "))
                         .isEqualTo(cpuTold));

@@ -63,6 +63,7 @@ final class PeerBench {
                     (peer.roundTrips() - peerTrips) / runs);
             report.add(figure + "uncontended lock+unlock", store, Report.micros(nanos[0] / measured),
                     Report.micros(nanos[1] / measured), (double) nanos[0] / nanos[1], trips);
+            freshKeys(figure, store, ours, peer);
 
             String[] oursKeys = throughputKeys("ours");
             String[] peerKeys = throughputKeys("peer");
@@ -170,6 +171,25 @@ final class PeerBench {
         return peer instanceof Contenders.SpringIntegration ? "lock() polling every 100 ms (idleBetweenTries)"
                 : peer instanceof Contenders.ShedLock ? "a tryLock loop every 100 ms (ShedLock never waits)"
                 : "lock(), woken by pub/sub";
+    }
+
+    /**
+     * A new key in every cycle, each cycle timed on its own, alternating rounds: the median and the 99th percentile,
+     * where the first insert of a key and whatever the database does meanwhile show.
+     */
+    private void freshKeys(String figure, String store, Contender ours, Contender peer) throws Exception {
+        AtomicLong oursKeys = new AtomicLong();
+        AtomicLong peerKeys = new AtomicLong();
+        Rounds.Timed each = Rounds.alternateTimingEach(settings,
+                () -> cycle(ours, "f-ours-" + run + "-" + oursKeys.incrementAndGet()),
+                () -> cycle(peer, "f-peer-" + run + "-" + peerKeys.incrementAndGet()));
+        for (double quantile : new double[]{0.5, 0.99}) {
+            long o = each.quantile(0, quantile);
+            long p = each.quantile(1, quantile);
+            report.add(figure + "a new key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile"), store,
+                    Report.micros(o), Report.micros(p), (double) o / p, "each cycle timed on its own, the two sides' "
+                            + "rounds alternating; every cycle inserts a row the key never had");
+        }
     }
 
     private static void cycle(Contender contender, String key) throws Exception {
