@@ -13,13 +13,12 @@ import com.aerospike.client.exp.ExpWriteFlags;
 import com.aerospike.client.exp.MapExp;
 import com.aerospike.client.policy.Policy;
 import com.aerospike.client.policy.WritePolicy;
-import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.store.support.DataUnderLock;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -66,7 +65,7 @@ public final class AerospikeRecordData {
      * @throws LockLostException if it is not: nothing read may be relied on
      */
     public Map<String, Object> read(LockResource held) throws LockManagerException, LockLostException {
-        LockHandle handle = handleOf(held);
+        LockHandle handle = DataUnderLock.handleOf(held);
         Policy policy = store.client().copyReadPolicyDefault();
         policy.filterExp = Exp.build(AerospikeExpressions.live(handle.ownerToken(), NOW, Exp.mapBin(HOLDERS)));
         policy.failOnFilteredOut = true;
@@ -97,7 +96,7 @@ public final class AerospikeRecordData {
      */
     public void change(LockResource held, Map<String, ?> puts, List<String> deletes)
             throws LockManagerException, LockLostException {
-        LockHandle handle = handleOf(held);
+        LockHandle handle = DataUnderLock.handleOf(held);
         if (!write(handle, puts, deletes, false)) {
             throw lost(handle, "nothing was written");
         }
@@ -112,18 +111,8 @@ public final class AerospikeRecordData {
      */
     public void releaseWithChanges(LockResource held, Map<String, ?> puts, List<String> deletes)
             throws LockManagerException, LockLostException {
-        requireExclusive(held);
-        try (GuardedHold hold = held.guard()) {
-            hold.release((handle, lastHold) -> {
-                if (!write(handle, puts, deletes, lastHold)) {
-                    throw lost(handle, "nothing was written");
-                }
-            }, false);
-        } catch (LockManagerException | LockLostException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw LockManagerException.propagate(e);
-        }
+        DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
+                handle -> lost(handle, "nothing was written"));
     }
 
     /**
@@ -181,22 +170,6 @@ public final class AerospikeRecordData {
         Require.argument(bin.getBytes(StandardCharsets.UTF_8).length <= AerospikeLayout.MAX_BIN_NAME_BYTES,
                 "bin '%s' is longer than Aerospike's 15 bytes", bin);
         return bin;
-    }
-
-    private static LockHandle handleOf(LockResource held) throws LockLostException {
-        requireExclusive(held);
-        try (GuardedHold hold = held.guard()) {
-            return hold.handle();
-        }
-    }
-
-    private static void requireExclusive(LockResource held) {
-        Require.notNull(held, "held");
-        LockMode mode = held.getLock().getMode();
-        if (mode != LockMode.EXCLUSIVE) {
-            throw new UnsupportedOperationException("data in the lock's record needs an exclusive lock; lock '"
-                    + held.getLock().getKey() + "' is held " + mode);
-        }
     }
 
     private LockLostException lost(LockHandle handle, String consequence) {

@@ -1,13 +1,12 @@
 package io.github.lockmanager.store.hbase;
 
-import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
-import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.Require;
 import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.store.support.DataUnderLock;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -108,7 +107,7 @@ public final class HBaseRowData {
      * @throws LockLostException if it is not: nothing read may be relied on
      */
     public Map<String, byte[]> read(LockResource held) throws LockManagerException, LockLostException {
-        LockHandle handle = handleOf(held);
+        LockHandle handle = DataUnderLock.handleOf(held);
         byte[] row = HBaseTableLayout.rowKey(handle.key().storageKey());
         Result result = store.call("read the data of lock '" + handle.key().name() + "'",
                 table -> table.get(new Get(row).addColumn(FAMILY, OWNER).addFamily(family)));
@@ -131,7 +130,7 @@ public final class HBaseRowData {
      */
     public void change(LockResource held, Map<String, byte[]> puts, List<String> deletes)
             throws LockManagerException, LockLostException {
-        LockHandle handle = handleOf(held);
+        LockHandle handle = DataUnderLock.handleOf(held);
         if (!write(handle, puts, deletes, false)) {
             throw lost(handle, "nothing was written");
         }
@@ -146,18 +145,8 @@ public final class HBaseRowData {
      */
     public void releaseWithChanges(LockResource held, Map<String, byte[]> puts, List<String> deletes)
             throws LockManagerException, LockLostException {
-        requireExclusive(held);
-        try (GuardedHold hold = held.guard()) {
-            hold.release((handle, lastHold) -> {
-                if (!write(handle, puts, deletes, lastHold)) {
-                    throw lost(handle, "nothing was written");
-                }
-            }, false);
-        } catch (LockManagerException | LockLostException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw LockManagerException.propagate(e);
-        }
+        DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
+                handle -> lost(handle, "nothing was written"));
     }
 
     /** The changes, and with {@code release} the freed owner cell, in one write conditional on the owner. */
@@ -225,22 +214,6 @@ public final class HBaseRowData {
     private static byte[] qualifier(String qualifier) {
         Require.notEmpty(qualifier, "qualifier");
         return Bytes.toBytes(qualifier);
-    }
-
-    private static LockHandle handleOf(LockResource held) throws LockLostException {
-        requireExclusive(held);
-        try (GuardedHold hold = held.guard()) {
-            return hold.handle();
-        }
-    }
-
-    private static void requireExclusive(LockResource held) {
-        Require.notNull(held, "held");
-        LockMode mode = held.getLock().getMode();
-        if (mode != LockMode.EXCLUSIVE) {
-            throw new UnsupportedOperationException("data in the lock's row needs an exclusive lock; lock '"
-                    + held.getLock().getKey() + "' is held " + mode);
-        }
     }
 
     private LockLostException lost(LockHandle handle, String consequence) {
