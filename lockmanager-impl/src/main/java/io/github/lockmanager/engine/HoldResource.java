@@ -94,9 +94,10 @@ final class HoldResource implements LockResource {
         return acquisition.fencingToken();
     }
 
+    /** Says what is known: unlike {@link #isLost()}, it never declares a loss, so logging a hold changes nothing. */
     @Override
     public String toString() {
-        return "LockResource[" + acquisition + (closed ? ", closed" : "") + (isLost() ? ", lost" : "") + "]";
+        return "LockResource[" + acquisition + (closed ? ", closed" : "") + (acquisition.isLost() ? ", lost" : "") + "]";
     }
 
     /**
