@@ -419,8 +419,8 @@ final class LockEngine implements LockManager {
     }
 
     /**
-     * The checks that cost nothing; the full {@link KeyValidator} scan is left to the acquirer for keys not in the
-     * table (a key in it was validated when first locked).
+     * The checks that cost nothing; the full scan of the key's characters ({@code KeyScope}) is left to the acquirer
+     * for keys not in the table (a key in it was validated when first locked).
      */
     private static void requireArguments(String key, LockLevel level) {
         Require.notNull(key, "lock key");
