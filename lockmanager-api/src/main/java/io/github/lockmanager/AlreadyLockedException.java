@@ -1,5 +1,6 @@
 package io.github.lockmanager;
 
+import io.github.lockmanager.internal.Require;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,6 @@
 package io.github.lockmanager;
 
+import io.github.lockmanager.internal.Require;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -18,7 +19,6 @@ public final class Lock {
     private final long fencingToken;
     private final LockMode mode;
 
-    /** An {@link LockMode#EXCLUSIVE} lock. */
     public Lock(String key, LockLevel level, String ownerNodeId, String holderThreadName, Instant lockTime,
                 Instant expirationTime, LockStatus status, long fencingToken) {
         this(key, level, ownerNodeId, holderThreadName, lockTime, expirationTime, status, fencingToken,

@@ -1,5 +1,7 @@
 package io.github.lockmanager;
 
+import io.github.lockmanager.internal.Require;
+
 
 /**
  * The lock manager or its store could not do what was asked. {@link #getErrorCode()} says why; the

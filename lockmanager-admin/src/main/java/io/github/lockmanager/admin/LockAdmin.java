@@ -4,7 +4,7 @@ import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;

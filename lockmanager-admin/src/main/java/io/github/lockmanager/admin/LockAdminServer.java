@@ -2,7 +2,7 @@ package io.github.lockmanager.admin;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package io.github.lockmanager.admin;
 
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,6 +1,6 @@
 package io.github.lockmanager.spi;
 
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 
 
 /**

@@ -1,7 +1,7 @@
 package io.github.lockmanager.spi;
 
 import io.github.lockmanager.LockLevel;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 
 import java.util.Objects;
 

@@ -3,7 +3,7 @@ package io.github.lockmanager.spi;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 
 import java.time.Instant;
 

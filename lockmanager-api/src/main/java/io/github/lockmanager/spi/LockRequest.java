@@ -1,7 +1,7 @@
 package io.github.lockmanager.spi;
 
 import io.github.lockmanager.LockMode;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 
 
 /**
@@ -37,13 +37,8 @@ public record LockRequest(LockHandle handle, String nodeId, String threadName, L
     }
 
     /** A request in {@code mode} that takes over no one's record. */
-    public LockRequest(LockHandle handle, String nodeId, String threadName, LockMode mode) {
-        this(handle, nodeId, threadName, mode, null);
-    }
-
-    /** An {@link LockMode#EXCLUSIVE} request. */
-    public LockRequest(LockHandle handle, String nodeId, String threadName) {
-        this(handle, nodeId, threadName, LockMode.EXCLUSIVE);
+    public static LockRequest of(LockHandle handle, String nodeId, String threadName, LockMode mode) {
+        return new LockRequest(handle, nodeId, threadName, mode, null);
     }
 
     public LockKey key() {

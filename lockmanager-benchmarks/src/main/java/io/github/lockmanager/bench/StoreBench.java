@@ -79,7 +79,7 @@ final class StoreBench {
             // the store's own calls for the same cycle, without the manager: where the difference to raw lies
             LockStore store = subject.store();
             LockHandle spiHandle = new LockHandle(LockKey.dc("default", client("spi"), "cycle"), "spi-owner-" + run);
-            LockRequest spiRequest = new LockRequest(spiHandle, "spi", "spi");
+            LockRequest spiRequest = LockRequest.of(spiHandle, "spi", "spi", LockMode.EXCLUSIVE);
             List<Rounds.Cycle> cycles = new ArrayList<>(List.of(() -> manager.lock("cycle").close(),
                     () -> subject.rawCycle(rawKey, rawOwner), () -> {
                         store.acquire(spiRequest, LONG_LEASE);
@@ -409,7 +409,7 @@ final class StoreBench {
             filled.add(fillers.submit(() -> {
                 for (int i = first; i < n; i += 8) {
                     LockHandle handle = new LockHandle(LockKey.dc("default", client, "list-" + i), "filler-" + i);
-                    subject.store().acquire(new LockRequest(handle, "filler", "filler"), LONG_LEASE);
+                    subject.store().acquire(LockRequest.of(handle, "filler", "filler", LockMode.EXCLUSIVE), LONG_LEASE);
                 }
                 return null;
             }));

@@ -4,7 +4,7 @@ import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockHandle;
 
 import java.lang.invoke.MethodHandles;

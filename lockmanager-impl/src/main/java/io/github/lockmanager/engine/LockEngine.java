@@ -9,7 +9,7 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRecord;

@@ -5,7 +5,7 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossListener;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockStore;

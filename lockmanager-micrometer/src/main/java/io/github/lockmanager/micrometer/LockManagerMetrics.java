@@ -5,7 +5,7 @@ import io.github.lockmanager.LockEventListener;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockMode;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

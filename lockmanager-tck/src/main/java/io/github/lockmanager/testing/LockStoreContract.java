@@ -1,5 +1,6 @@
 package io.github.lockmanager.testing;
 
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
@@ -45,8 +46,8 @@ public abstract class LockStoreContract {
 
     /** Every call a new acquisition (its own owner token), with node and thread named after {@code owner}. */
     private static LockRequest request(LockKey key, String owner) {
-        return new LockRequest(new LockHandle(key, owner + "-" + UUID.randomUUID()), "node-" + owner,
-                "thread-" + owner);
+        return LockRequest.of(new LockHandle(key, owner + "-" + UUID.randomUUID()), "node-" + owner,
+                "thread-" + owner, LockMode.EXCLUSIVE);
     }
 
     private LockRecord acquired(LockRequest request, Duration lease) throws Exception {

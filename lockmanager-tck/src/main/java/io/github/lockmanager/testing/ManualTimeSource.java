@@ -1,6 +1,6 @@
 package io.github.lockmanager.testing;
 
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 
 import java.time.Duration;

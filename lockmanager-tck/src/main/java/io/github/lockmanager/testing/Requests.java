@@ -24,6 +24,6 @@ public final class Requests {
 
     /** A request of owner {@code owner} in {@code mode}. */
     public static LockRequest request(LockKey key, String owner, LockMode mode) {
-        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner, mode);
+        return LockRequest.of(new LockHandle(key, owner), "node-" + owner, "thread-" + owner, mode);
     }
 }

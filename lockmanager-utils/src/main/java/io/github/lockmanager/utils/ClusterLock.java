@@ -6,7 +6,7 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockKey;
 
 import java.time.Duration;

@@ -7,7 +7,7 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;

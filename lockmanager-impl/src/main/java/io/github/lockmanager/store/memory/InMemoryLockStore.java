@@ -2,7 +2,7 @@ package io.github.lockmanager.store.memory;
 
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;

@@ -1,7 +1,7 @@
 package io.github.lockmanager.store.support;
 
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;

@@ -2,7 +2,7 @@ package io.github.lockmanager.spring.integration;
 
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.utils.ClusterLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 

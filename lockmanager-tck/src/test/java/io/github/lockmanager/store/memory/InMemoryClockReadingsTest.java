@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.memory;
 
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.engine.LockManagerBuilder;
@@ -110,6 +111,6 @@ class InMemoryClockReadingsTest {
     }
 
     private LockRequest request(String node, long serial) {
-        return new LockRequest(LockHandle.of(key, node + ":", serial), node, "thread");
+        return LockRequest.of(LockHandle.of(key, node + ":", serial), node, "thread", LockMode.EXCLUSIVE);
     }
 }

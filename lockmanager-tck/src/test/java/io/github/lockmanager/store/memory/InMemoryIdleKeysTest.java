@@ -39,7 +39,7 @@ class InMemoryIdleKeysTest {
     }
 
     private AcquireResult acquire(LockHandle handle, LockMode mode) {
-        return store.acquire(new LockRequest(handle, "node", "thread", mode), LEASE);
+        return store.acquire(LockRequest.of(handle, "node", "thread", mode), LEASE);
     }
 
     private void takeAndRelease(String key) {

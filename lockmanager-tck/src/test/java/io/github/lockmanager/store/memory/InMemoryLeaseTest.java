@@ -178,7 +178,7 @@ class InMemoryLeaseTest {
             });
             for (int i = 0; i < 20_000; i++) {
                 LockHandle handle = new LockHandle(key, "owner-" + i);
-                assertThat(shared.acquire(new LockRequest(handle, "n", "t"), LEASE)
+                assertThat(shared.acquire(LockRequest.of(handle, "n", "t", LockMode.EXCLUSIVE), LEASE)
                         .isAcquired()).as("acquisition %d", i).isTrue();
                 current.set(handle);
                 assertThat(shared.release(handle)).as("release %d", i).isTrue();

@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.memory;
 
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
@@ -32,7 +33,7 @@ class InMemoryStampsTest {
         InMemoryLockStore store = new InMemoryLockStore(time);
         time.advance(Duration.ofNanos(100_000));
 
-        LockRecord granted = store.acquire(new LockRequest(handle, "node", "thread"), LEASE).record();
+        LockRecord granted = store.acquire(LockRequest.of(handle, "node", "thread", LockMode.EXCLUSIVE), LEASE).record();
 
         Instant now = time.now().truncatedTo(ChronoUnit.MILLIS);
         assertThat(granted.lockTime()).isEqualTo(now);
@@ -58,13 +59,13 @@ class InMemoryStampsTest {
     }
 
     private static LockRequest request(String key) {
-        return new LockRequest(LockHandle.of(LockKey.dc("farm", "client", key), "owner:", 1), "node", "thread");
+        return LockRequest.of(LockHandle.of(LockKey.dc("farm", "client", key), "owner:", 1), "node", "thread", LockMode.EXCLUSIVE);
     }
 
     @Test
     void aRenewalMovesTheExpiryToOneLeaseFromTheRenewalAndKeepsTheLockTime() {
         InMemoryLockStore store = new InMemoryLockStore(time);
-        Instant lockTime = store.acquire(new LockRequest(handle, "node", "thread"), LEASE).record().lockTime();
+        Instant lockTime = store.acquire(LockRequest.of(handle, "node", "thread", LockMode.EXCLUSIVE), LEASE).record().lockTime();
         time.advance(Duration.ofMillis(12_345).plusNanos(400_000));
 
         store.renew(List.of(handle), LEASE);

@@ -4,7 +4,7 @@ import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.store.support.DataUnderLock;
 import org.apache.hadoop.hbase.TableName;

@@ -52,7 +52,7 @@ class HBaseLockModesTest {
             steady.add(store.acquire(Requests.request(key, "steady" + i, SHARED), LEASE).record().handle());
         }
         for (int round = 0; round < 200; round++) {
-            AcquireResult passing = store.acquire(new LockRequest(new LockHandle(key, "passing" + round), "node-passing",
+            AcquireResult passing = store.acquire(LockRequest.of(new LockHandle(key, "passing" + round), "node-passing",
                     "thread-passing", SHARED), LEASE);
             assertThat(passing.isAcquired()).isTrue();
             assertThat(store.release(passing.record().handle())).isTrue();

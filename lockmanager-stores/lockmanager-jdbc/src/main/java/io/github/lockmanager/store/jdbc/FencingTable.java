@@ -1,6 +1,6 @@
 package io.github.lockmanager.store.jdbc;
 
-import io.github.lockmanager.Require;
+import io.github.lockmanager.internal.Require;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

@@ -58,7 +58,7 @@ abstract class JdbcLockStoreContract {
     }
 
     private static LockRequest request(LockKey key, String owner) {
-        return new LockRequest(new LockHandle(key, owner), "node-" + owner, "thread-" + owner);
+        return LockRequest.of(new LockHandle(key, owner), "node-" + owner, "thread-" + owner, LockMode.EXCLUSIVE);
     }
 
     private LockManager manager(javax.sql.DataSource dataSource, String nodeId, String farmId, String clientId,
@@ -324,7 +324,7 @@ abstract class JdbcLockStoreContract {
             JdbcLockStore upgraded = JdbcLockStore.builder(database.shared()).tableName(table).build();
             upgraded.initialize();
             LockKey key = key("old");
-            LockRequest reader = new LockRequest(new LockHandle(key, "r"), "n", "t", LockMode.SHARED);
+            LockRequest reader = LockRequest.of(new LockHandle(key, "r"), "n", "t", LockMode.SHARED);
             assertThat(upgraded.acquire(reader, LEASE).isAcquired()).isTrue();
             assertThat(upgraded.acquire(request(key, "w"), LEASE).isAcquired()).as("a writer while a reader holds")
                     .isFalse();

@@ -86,10 +86,10 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
             LockKey key = LockKey.xdc("store-test", "one-statement-" + UUID.randomUUID());
             LockHandle first = new LockHandle(key, "first");
             long before = statementsOf(one);
-            assertThat(store.acquire(new LockRequest(first, "node-a", "thread-a"), Duration.ofSeconds(30)).isAcquired())
+            assertThat(store.acquire(LockRequest.of(first, "node-a", "thread-a", LockMode.EXCLUSIVE), Duration.ofSeconds(30)).isAcquired())
                     .isTrue();
             long afterTaking = statementsOf(one);
-            AcquireResult refused = store.acquire(new LockRequest(new LockHandle(key, "second"), "node-b", "thread-b"),
+            AcquireResult refused = store.acquire(LockRequest.of(new LockHandle(key, "second"), "node-b", "thread-b", LockMode.EXCLUSIVE),
                     Duration.ofSeconds(30));
             long afterRefusal = statementsOf(one);
             assertThat(refused.isAcquired()).isFalse();
@@ -118,9 +118,9 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
             LockHandle first = new LockHandle(key, "first");
             LockHandle second = new LockHandle(key, "second");
             LockHandle third = new LockHandle(key, "third");
-            assertThat(store.acquire(new LockRequest(first, "node-a", "a", LockMode.SHARED), Duration.ofSeconds(30))
+            assertThat(store.acquire(LockRequest.of(first, "node-a", "a", LockMode.SHARED), Duration.ofSeconds(30))
                     .isAcquired()).isTrue();
-            assertThat(statementsFor(one, () -> assertThat(store.acquire(new LockRequest(second, "node-b", "b",
+            assertThat(statementsFor(one, () -> assertThat(store.acquire(LockRequest.of(second, "node-b", "b",
                     LockMode.SHARED), Duration.ofSeconds(30)).isAcquired()).isTrue())).as("a reader joining").isEqualTo(1);
             assertThat(statementsFor(one, () -> assertThat(store.release(first)).isTrue()))
                     .as("a reader leaving beside another").isEqualTo(1);
@@ -128,7 +128,7 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
             assertThat(statementsFor(one, () -> assertThat(store.release(second)).isTrue()))
                     .as("the last reader leaving").isEqualTo(1);
             assertThat(store.read(key)).isEmpty();
-            assertThat(statementsFor(one, () -> assertThat(store.acquire(new LockRequest(third, "node-c", "c",
+            assertThat(statementsFor(one, () -> assertThat(store.acquire(LockRequest.of(third, "node-c", "c",
                     LockMode.SHARED), Duration.ofSeconds(30)).isAcquired()).isTrue()))
                     .as("a reader after the last one left").isEqualTo(1);
             assertThat(store.release(third)).isTrue();
@@ -175,7 +175,7 @@ class MariaDbLockStoreTest extends JdbcLockStoreContract {
         try (HikariDataSource newYork = new HikariDataSource(config)) {
             JdbcLockStore store = JdbcLockStore.builder(newYork).tableName("lockmanager_store").build();
             LockKey key = LockKey.xdc("store-test", "dst-" + UUID.randomUUID());
-            LockRecord taken = store.acquire(new LockRequest(new LockHandle(key, "dst"), "node", "thread"),
+            LockRecord taken = store.acquire(LockRequest.of(new LockHandle(key, "dst"), "node", "thread", LockMode.EXCLUSIVE),
                     Duration.ofSeconds(30)).record();
             assertThat(taken.lockTime()).as("the lock time in the repeated hour").isEqualTo(IN_THE_REPEATED_HOUR);
             assertThat(taken.expirationTime()).isEqualTo(IN_THE_REPEATED_HOUR.plusSeconds(30));

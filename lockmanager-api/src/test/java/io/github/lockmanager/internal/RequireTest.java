@@ -1,5 +1,7 @@
-package io.github.lockmanager;
+package io.github.lockmanager.internal;
 
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
@@ -33,12 +35,12 @@ class RequireTest {
     @Test
     void valueTypesRefuseNullTheSameWay() {
         Instant now = Instant.now();
-        assertThatThrownBy(() -> new Lock("k", LockLevel.DC, null, "t", now, now, LockStatus.RUNNING, 1))
+        assertThatThrownBy(() -> new Lock("k", LockLevel.DC, null, "t", now, now, LockStatus.RUNNING, 1, LockMode.EXCLUSIVE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("ownerNodeId must not be null");
         LockHandle handle = new LockHandle(LockKey.xdc("client", "k"), "owner");
         assertThatThrownBy(() -> new LockRecord(handle, "node", "thread", now, null, LockStatus.RUNNING, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("expirationTime must not be null");
-        assertThatThrownBy(() -> new LockRequest(handle, "node", null))
+        assertThatThrownBy(() -> LockRequest.of(handle, "node", null, LockMode.EXCLUSIVE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("threadName must not be null");
     }
 }

@@ -1,9 +1,9 @@
-package io.github.lockmanager;
+package io.github.lockmanager.internal;
 
 /**
  * The argument checks of lockmanager's builders, stores and value types, written once so that every bad argument
  * fails the same way: an {@link IllegalArgumentException} whose message names the argument (a {@code null} one
- * too, so that a caller catching bad input catches one type). Store authors use it for their own settings.
+ * too, so that a caller catching bad input catches one type). Internal: see the package comment.
  */
 public final class Require {
     private Require() {
