@@ -1,11 +1,12 @@
 package io.github.lockmanager;
 
 import io.github.lockmanager.internal.Require;
+
 import java.time.Duration;
 
 /**
  * The key is held by another thread of this node or by another node. Nothing was changed; the caller may
- * try again later, for example through {@code LockManagerUtils.waitForLock}.
+ * try again later, or wait for it with {@link LockManager#waitForLock(String, Duration)}.
  */
 public class AlreadyLockedException extends LockException {
     private static final long serialVersionUID = 1L;
@@ -61,8 +62,8 @@ public class AlreadyLockedException extends LockException {
     }
 
     /**
-     * Whether a thread of the refusing node holds the key: a waiter can then be woken by
-     * {@link LockManager#awaitLocalRelease} instead of polling.
+     * Whether a thread of the refusing node holds the key: a waiter of that node is then woken by its release
+     * instead of polling.
      */
     public boolean isHeldOnThisNode() {
         return heldOnThisNode;

@@ -25,8 +25,8 @@ public interface LockEventListener {
 
     /**
      * A lock was refused: someone holds {@code key} in a conflicting mode. A blocking wait counts once, for its first
-     * try: the tries after it waited for a release ({@link LockManager#awaitLocalRelease},
-     * {@link LockManager#awaitRemoteRelease}) are not refusals of their own, and how the wait ended is {@link #waited}.
+     * try: the tries after it waited for a release ({@link LockManager#waitForLock(String, Duration)} and its
+     * siblings) are not refusals of their own, and how the wait ended is {@link #waited}.
      */
     default void refused(String key, LockLevel level, LockMode mode) {
     }
@@ -56,8 +56,8 @@ public interface LockEventListener {
     }
 
     /**
-     * A blocking wait for a lock ended, as reported through {@link LockManager#waitEnded} (by
-     * {@code LockManagerUtils.waitForLock} and its siblings, once per wait).
+     * A blocking wait for a lock ({@link LockManager#waitForLock(String, Duration)} and its siblings) ended; once per
+     * wait, on the waiting thread.
      *
      * @param waited from the wait's start to its end
      */

@@ -2,7 +2,6 @@ package io.github.lockmanager;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Cluster-wide, re-entrant, lease-based locks.
@@ -11,8 +10,10 @@ import java.util.concurrent.TimeUnit;
  * {@link #lock} adds one hold, without any call to the store, and each hold must be given back once, by
  * {@link #unlock} from the holding thread or by {@link LockResource#close()} from any thread. The lock leaves
  * the store when its last hold is given back, unless another thread of this node waits for it: then that thread's
- * acquisition may take the record over (a hand-off, see {@link #awaitLocalRelease}). Unbalanced calls keep the
- * lock for as long as the thread lives; once the thread has died its locks are released.
+ * acquisition may take the record over (a hand-off, see {@link #waitForLock(String, Duration)}). A hold kept
+ * unbalanced keeps the lock for as long as the thread lives; once the thread has died its locks are released. An
+ * {@link #unlock} that gives back nothing is an error ({@link IllegalMonitorStateException}), as in
+ * {@link java.util.concurrent.locks.ReentrantLock}; closing a {@link LockResource} twice is not.
  *
  * <p><b>Leases.</b> A background renewer keeps each held lock's lease alive in the store. If this node stops
  * (crash, pause, partition) its locks become free one lease after their last renewal. If renewal cannot be
@@ -28,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  * such as {@code '#'}, except {@code '\u0000'} and unpaired surrogates (no store can keep them). Anything else
  * is refused with an {@link IllegalArgumentException} that says what is wrong.
  *
- * <p><b>Threads.</b> Every method is thread-safe and none of them blocks on another thread's lock: only
- * {@link #awaitLocalRelease} waits. After {@link #close()} every method throws {@link IllegalStateException}.
+ * <p><b>Threads.</b> Every method is thread-safe; only the {@code waitFor} methods block on another thread's
+ * lock. After {@link #close()} every method throws {@link IllegalStateException}.
  */
 public interface LockManager extends AutoCloseable {
 
@@ -132,13 +133,14 @@ public interface LockManager extends AutoCloseable {
 
     /**
      * Gives back one exclusive hold of the calling thread on {@code key} at the default level; the last one releases
-     * the lock in the store. From a thread that holds no exclusive lock on {@code key} this only logs a warning (one
-     * that says so when the thread holds the key shared: such a hold is given back by closing its
-     * {@link LockResource}). A store failure while releasing is logged and the release retried in the background;
-     * it is never thrown.
+     * the lock in the store (a lost lock's hold is given back all the same). A store failure while releasing is
+     * logged and the release retried in the background; it is never thrown.
      *
-     * @throws IllegalArgumentException if the key is invalid
-     * @throws IllegalStateException    if this manager is closed
+     * @throws IllegalMonitorStateException if the calling thread holds no exclusive lock on {@code key} (its message
+     *                                      says so when the thread holds the key in another mode: such a hold is
+     *                                      given back by closing its {@link LockResource}); nothing changes then
+     * @throws IllegalArgumentException     if the key is invalid
+     * @throws IllegalStateException        if this manager is closed
      */
     void unlock(String key);
 
@@ -206,44 +208,48 @@ public interface LockManager extends AutoCloseable {
     int forceRelease(String key, LockLevel level, String requestedBy) throws LockManagerException;
 
     /**
-     * Waits until no thread of this node holds {@code key} at {@code level} in any mode, for at most {@code timeout}.
-     * A lock held on another node is not waited for: this returns {@code true} at once then. Lets a waiter on
-     * the same node wake as soon as the local holder lets go, instead of polling. An exclusive lock let go of while
-     * a thread waits here may be kept for this node's next {@link #lock} of the key, which then takes it over with
-     * one store call (a hand-off, where the store supports it): a caller that does not lock after waking leaves the
-     * key locked for everyone else for a moment (the manager releases it a fraction of a second later).
+     * Takes the lock on {@code key} at the default level as {@link #lock(String)} does, waiting up to {@code maxWait}
+     * while another thread or node holds it. A holder on this node wakes the waiter when it lets go (and may hand its
+     * record over, one store call); a holder elsewhere is waited for where the store announces releases, else the
+     * store is asked again after a pause that grows to the manager's wait poll interval. Blocks the calling thread;
+     * the wait shows as one {@link LockEventListener#waited} event.
      *
-     * @return {@code true} if no thread of this node holds the key on return
-     * @throws InterruptedException if the calling thread is interrupted while waiting
+     * @param maxWait how long to wait at most: {@link Duration#ZERO} tries once, a duration too long to count in
+     *                nanoseconds (such as {@code ChronoUnit.FOREVER.getDuration()}) waits until the lock is taken
+     * @throws AlreadyLockedException   if {@code maxWait} passed first (its message says how long it waited and
+     *                                  who held the key last)
+     * @throws InterruptedException     if the calling thread is interrupted before or while it waits; nothing is
+     *                                  held then
+     * @throws LockManagerException     if the store failed; nothing is held then
+     * @throws IllegalArgumentException if the key is invalid, or {@code maxWait} is null or negative
      */
-    boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException;
+    LockResource waitForLock(String key, Duration maxWait) throws LockException, InterruptedException;
+
+    /** {@link #waitForLock(String, Duration)} at the given level. */
+    LockResource waitForLock(String key, LockLevel level, Duration maxWait) throws LockException, InterruptedException;
+
+    /** {@link #waitForLock(String, LockLevel, Duration)} with a lease of its own, as {@link #lock(String, LockLevel, Duration)}. */
+    LockResource waitForLock(String key, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException;
+
+    /** {@link #lockShared(String, LockLevel)}, waiting as {@link #waitForLock(String, Duration)} does. */
+    LockResource waitForSharedLock(String key, LockLevel level, Duration maxWait)
+            throws LockException, InterruptedException;
+
+    /** {@link #waitForSharedLock(String, LockLevel, Duration)} with a lease of its own. */
+    LockResource waitForSharedLock(String key, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException;
 
     /**
-     * Waits until another node releases {@code key} at {@code level}, for at most {@code timeout}, where the store can
-     * tell of releases ({@link io.github.lockmanager.spi.LockStore#awaitRelease}); lets a waiter wake as soon as a
-     * holder elsewhere lets go instead of sleeping out its poll interval. A lock whose lease runs out is not
-     * announced, so a waiter still tries again when this returns. A store failure is logged, not thrown. The default
-     * cannot wait and returns {@code false} at once.
-     *
-     * @return {@code true} if this call waited; {@code false} at once if it could not (the caller sleeps instead)
-     * @throws InterruptedException if the calling thread is interrupted while waiting
+     * {@link #lockPath(String, LockMode, LockLevel)}, waiting as {@link #waitForLock(String, Duration)} does for
+     * whichever key of the path refused it.
      */
-    default boolean awaitRemoteRelease(String key, LockLevel level, long timeout, TimeUnit unit)
-            throws InterruptedException {
-        return false;
-    }
+    LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration maxWait)
+            throws LockException, InterruptedException;
 
-    /**
-     * Reports to this manager's {@link LockEventListener} that a blocking wait for {@code key} ended: the waiting
-     * helpers ({@code LockManagerUtils}) call it once per wait, and so may code that waits on {@link #lock} in a loop
-     * of its own, so that waits show in the manager's metrics. Costs nothing without a listener; never throws for a
-     * listener's failure. The default does nothing.
-     *
-     * @param waited from the wait's start to its end
-     */
-    default void waitEnded(String key, LockLevel level, LockMode mode, Duration waited,
-                           LockEventListener.WaitResult result) {
-    }
+    /** {@link #waitForPathLock(String, LockMode, LockLevel, Duration)} with a lease of its own. */
+    LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException;
 
     /** The level the methods without a level argument use. */
     LockLevel getDefaultLevel();

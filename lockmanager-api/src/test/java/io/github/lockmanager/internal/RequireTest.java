@@ -1,6 +1,8 @@
 package io.github.lockmanager.internal;
 
+import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;

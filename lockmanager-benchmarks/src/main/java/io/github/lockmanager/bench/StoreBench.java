@@ -11,7 +11,6 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.CountingLockStore;
-import io.github.lockmanager.utils.LockManagerUtils;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** Figures 2, 3, 4, 5 and 7 on one store, each next to its baseline on the same store instance. */
 final class StoreBench {
+    /** The longest pause of a waiter for a holder on another node, in the hand-off figures. */
+    private static final Duration HANDOFF_POLL = Duration.ofMillis(200);
     private static final Duration LONG_LEASE = Duration.ofMinutes(10);
     private static final int BATCH = 200;
 
@@ -60,7 +61,7 @@ final class StoreBench {
     private LockManager manager(LockStore store, String node, String client, Duration renewal) throws LockException {
         return LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LONG_LEASE)
                 .renewalInterval(renewal).abortPollInterval(renewal).renewalBatchSize(BATCH)
-                .shutdownTimeout(Duration.ofSeconds(1)).build();
+                .shutdownTimeout(Duration.ofSeconds(1)).waitPollInterval(HANDOFF_POLL).build();
     }
 
     private String client(String figure) {
@@ -258,26 +259,26 @@ final class StoreBench {
         String client = client("handoff");
         try (LockManager a = manager(subject.store(), "handoff-a", client, Duration.ofMinutes(3));
              LockManager b = manager(subject.store(), "handoff-b", client, Duration.ofMinutes(3))) {
-            long sameNode = medianHandoff(a, a, 1_000);
-            report.add("4. hand-off, same node", subject.name(), Report.millis(sameNode), "wait interval 1000 ms",
-                    sameNode / 1e9, "waitForLock wakes on the local release instead of sleeping out its interval, and takes the record over in "
+            long sameNode = medianHandoff(a, a);
+            report.add("4. hand-off, same node", subject.name(), Report.millis(sameNode), "wait poll interval 200 ms",
+                    sameNode / 2e8, "waitForLock wakes on the local release instead of sleeping out its interval, and takes the record over in "
                             + "one store call (a hand-off) instead of a release and an acquisition");
-            long crossNode = medianHandoff(a, b, 200);
-            report.add("4. hand-off, across nodes", subject.name(), Report.millis(crossNode), "wait interval 200 ms",
+            long crossNode = medianHandoff(a, b);
+            report.add("4. hand-off, across nodes", subject.name(), Report.millis(crossNode), "wait poll interval 200 ms",
                     crossNode / 2e8, subject.name().equals("PostgreSQL")
                             ? "another node, woken by the release (LISTEN/NOTIFY) instead of its next poll"
                             : "another node polls, backing off from an eighth of the interval with jitter");
         }
     }
 
-    private long medianHandoff(LockManager holder, LockManager waiter, long intervalMillis) throws Exception {
+    private long medianHandoff(LockManager holder, LockManager waiter) throws Exception {
         long[] latencies = new long[settings.handoffRounds()];
         for (int round = 0; round < latencies.length; round++) {
             String key = "handoff-" + round;
             LockResource held = holder.lock(key);
             AtomicLong got = new AtomicLong();
             Thread waiting = new Thread(() -> {
-                try (LockResource ignored = LockManagerUtils.waitForLock(waiter, key, intervalMillis, 30_000)) {
+                try (LockResource ignored = waiter.waitForLock(key, Duration.ofSeconds(30))) {
                     got.set(System.nanoTime());
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -287,7 +288,7 @@ final class StoreBench {
             while (waiting.getState() != Thread.State.TIMED_WAITING) {
                 Thread.onSpinWait();
             }
-            TimeUnit.MILLISECONDS.sleep(intervalMillis / 3 + 10);
+            TimeUnit.MILLISECONDS.sleep(HANDOFF_POLL.toMillis() / 3 + 10);
             long released = System.nanoTime();
             held.close();
             waiting.join();

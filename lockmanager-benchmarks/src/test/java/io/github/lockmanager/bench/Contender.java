@@ -14,6 +14,9 @@ interface Contender extends AutoCloseable {
     /** Waits until {@code key} is taken, the way the library waits (polling every {@code interval} where it polls). */
     void lockWaiting(String key, Duration interval) throws Exception;
 
+    /** The poll interval every contender waits with, ours as its manager's wait poll interval. */
+    Duration POLL = Duration.ofMillis(100);
+
     /** Round trips to the store so far, or -1 where they are not counted. */
     long roundTrips();
 }

@@ -7,7 +7,6 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
-import io.github.lockmanager.utils.LockManagerUtils;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
@@ -24,6 +23,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -71,7 +71,8 @@ final class Contenders {
             pool = pool("ours-" + node, 10);
             counted = new CountingDataSource(pool);
             store = JdbcLockStore.builder(counted.dataSource()).tableName("bench_peer_locks").build();
-            manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LEASE).build();
+            manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LEASE)
+                    .waitPollInterval(Contender.POLL).build();
         }
 
         @Override
@@ -96,7 +97,8 @@ final class Contenders {
 
         @Override
         public void lockWaiting(String key, Duration interval) throws Exception {
-            held.put(key, LockManagerUtils.waitForLock(manager, key, interval.toMillis()));
+            // polls up to the manager's wait poll interval, the same interval as the peers'
+            held.put(key, manager.waitForLock(key, ChronoUnit.FOREVER.getDuration()));
         }
 
         @Override

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * taken in turn by 2 threads on each of 2 nodes (acquisitions per second, and how evenly they were shared).
  */
 final class PeerBench {
-    private static final Duration POLL = Duration.ofMillis(100);
+    private static final Duration POLL = Contender.POLL;
 
     @FunctionalInterface
     interface Factory {

@@ -8,7 +8,6 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
-import io.github.lockmanager.utils.LockManagerUtils;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -81,7 +80,7 @@ public final class LockManagerDemo {
         holder.start();
         held.await();
         long start = System.nanoTime();
-        try (LockResource lock = LockManagerUtils.waitForLock(beta, "invoice-7", 100, 5_000)) {
+        try (LockResource lock = beta.waitForLock("invoice-7", Duration.ofSeconds(5))) {
             say("node-beta waited %d ms for 'invoice-7' and holds it now, fencing token %d (higher than node-alpha's)",
                     millisSince(start), lock.getFencingToken());
         }
@@ -143,7 +142,7 @@ public final class LockManagerDemo {
         } catch (AlreadyLockedException e) {
             say("node-alpha right after the crash: refused, the lease is still running");
         }
-        try (LockResource taken = LockManagerUtils.waitForLock(alpha, "schema-migration", 200, 10_000)) {
+        try (LockResource taken = alpha.waitForLock("schema-migration", Duration.ofSeconds(10))) {
             say("node-alpha took 'schema-migration' %d ms after the crash, fencing token %d > %d",
                     millisSince(crashed), taken.getFencingToken(), migration[0].getFencingToken());
             printLocks(alpha);

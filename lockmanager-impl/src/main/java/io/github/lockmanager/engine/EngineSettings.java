@@ -17,5 +17,5 @@ record EngineSettings(LockStore store, String clientId, String farmId, String no
                       int renewalBatchSize, LockLevel defaultLevel, TimeSource timeSource,
                       LockLossListener lossListener, LockEventListener eventListener, Duration shutdownTimeout, Duration purgeInterval,
                       boolean registerMBean, char pathSeparator, Duration heldTooLong,
-                      int maxLocalHandOffs) {
+                      int maxLocalHandOffs, Duration waitPollInterval) {
 }

@@ -1,7 +1,6 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.Lock;
-import io.github.lockmanager.LockEventListener;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
@@ -57,6 +56,7 @@ final class LockEngine implements LockManager {
     private final CallLeases callLeases;
     private final Events events;
     private final AdminBean adminBean;
+    private final Waits waits;
 
     private LockEngine(EngineSettings settings) {
         this.settings = settings;
@@ -77,6 +77,7 @@ final class LockEngine implements LockManager {
                 keeperThread);
         this.callLeases = new CallLeases(settings.leases(), keeper);
         this.adminBean = new AdminBean(settings, table, this, heldTooLong);
+        this.waits = new Waits(settings, table, keys, events);
     }
 
     static LockEngine start(EngineSettings settings) {
@@ -196,20 +197,18 @@ final class LockEngine implements LockManager {
         unlockNotHeld(key, level);
     }
 
-    /** An unlock by a thread that holds no exclusive lock of the key: refused when closed, else said in the log. */
+    /** An unlock by a thread that holds no exclusive lock of the key: an error, as ReentrantLock's is. */
     private void unlockNotHeld(String key, LockLevel level) {
         Thread me = Thread.currentThread();
         lifecycle.requireNotClosed();
         LockKey.requireName(key);
         LockMode heldIn = nonExclusiveHold(key, level, me);
-        if (heldIn != null) {
-            log.warn("Thread '{}' called unlock('{}') on node '{}' but holds that key {}, and unlock gives back "
-                    + "exclusive holds only; it stays held: close the LockResource that took it", me.getName(),
-                    key, settings.nodeId(), heldIn);
-        } else {
-            log.warn("Thread '{}' called unlock('{}') on node '{}' but holds no such lock (never taken, already "
-                    + "released, or lost); nothing was changed", me.getName(), key, settings.nodeId());
-        }
+        throw new IllegalMonitorStateException(heldIn != null
+                ? "thread '" + me.getName() + "' holds lock '" + key + "' (" + level + ") " + heldIn + " on node '"
+                + settings.nodeId() + "', and unlock gives back exclusive holds only: close the LockResource that "
+                + "took it"
+                : "thread '" + me.getName() + "' holds no lock '" + key + "' (" + level + ") on node '"
+                + settings.nodeId() + "' to unlock (never taken, or already given back)");
     }
 
     /** The mode of a non-exclusive hold of {@code key} by {@code thread}, if it has one. */
@@ -316,36 +315,62 @@ final class LockEngine implements LockManager {
     }
 
     @Override
-    public boolean awaitLocalRelease(String key, LockLevel level, long timeout, TimeUnit unit) throws InterruptedException {
-        requireValidArguments(key, level);
-        lifecycle.requireNotClosed();
-        events.waitingFor(key, level);
-        return table.awaitAllGone(level, key, System.nanoTime() + unit.toNanos(timeout));
+    public LockResource waitForLock(String key, Duration maxWait) throws LockException, InterruptedException {
+        return waitForLock(key, settings.defaultLevel(), maxWait);
     }
 
     @Override
-    public boolean awaitRemoteRelease(String key, LockLevel level, long timeout, TimeUnit unit)
-            throws InterruptedException {
-        requireValidArguments(key, level);
-        Require.notNull(unit, "unit");
-        lifecycle.requireNotClosed();
-        events.waitingFor(key, level);
-        try {
-            return store.awaitRelease(keys.storeKey(level, key), Duration.ofNanos(unit.toNanos(timeout)));
-        } catch (LockManagerException e) {
-            log.debug("Node '{}' could not wait for a release of lock '{}' in store {}, so its waiter polls: {}",
-                    settings.nodeId(), key, store, e.toString());
-            return false;
-        }
+    public LockResource waitForLock(String key, LockLevel level, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waits.await(() -> lock(key, level), key, level, LockMode.EXCLUSIVE, maxWait);
     }
 
     @Override
-    public void waitEnded(String key, LockLevel level, LockMode mode, Duration waited, LockEventListener.WaitResult result) {
-        requireValidArguments(key, level);
-        Require.notNull(mode, "mode");
-        Require.notNull(waited, "waited");
-        Require.notNull(result, "result");
-        events.waited(key, level, mode, waited, result);
+    public LockResource waitForLock(String key, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException {
+        LeasePolicy leases = callLeases.of(lease);
+        requireArguments(key, level);
+        return waits.await(() -> acquirer.acquire(key, level, Thread.currentThread(), leases), key, level,
+                LockMode.EXCLUSIVE, maxWait);
+    }
+
+    @Override
+    public LockResource waitForSharedLock(String key, LockLevel level, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waitForShared(key, level, settings.leases(), maxWait);
+    }
+
+    @Override
+    public LockResource waitForSharedLock(String key, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waitForShared(key, level, callLeases.of(lease), maxWait);
+    }
+
+    private LockResource waitForShared(String key, LockLevel level, LeasePolicy leases, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waits.await(() -> lockShared(key, level, leases), key, level, LockMode.SHARED, maxWait);
+    }
+
+    @Override
+    public LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waitForPath(path, mode, level, settings.leases(), maxWait);
+    }
+
+    @Override
+    public LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waitForPath(path, mode, level, callLeases.of(lease), maxWait);
+    }
+
+    private LockResource waitForPath(String path, LockMode mode, LockLevel level, LeasePolicy leases, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waits.await(() -> lockPath(path, mode, level, leases), path, level, mode, maxWait);
+    }
+
+    /** This node's acquisitions, for the engine's tests that must stand where no public call stops. */
+    AcquisitionTable table() {
+        return table;
     }
 
     LockManagerMXBean admin() {

@@ -59,6 +59,7 @@ public final class LockManagerBuilder {
     private boolean registerMBean;
     private char pathSeparator = '/';
     private Duration heldTooLong = Duration.ZERO;
+    private Duration waitPollInterval = Duration.ofMillis(100);
     private int maxLocalHandOffs = 4;
 
     private LockManagerBuilder() {
@@ -228,8 +229,7 @@ public final class LockManagerBuilder {
 
     /**
      * How many times in a row a key may pass straight from a holder to another thread of this node waiting for it
-     * ({@code LockManagerUtils.waitForLock}, or {@link LockManager#awaitLocalRelease}
-     * and then a lock call), without being released in the store: such a hand-off costs one store call instead of a
+     * ({@link LockManager#waitForLock} and its siblings), without being released in the store: such a hand-off costs one store call instead of a
      * release and an acquisition, and the new holder gets a new owner token and a higher fencing token as with any
      * acquisition. After that many, the key is released, so that waiters on other nodes get their chance. Used
      * where the store {@linkplain LockStore#supportsHandOff() supports it} (in memory, the JDBC store); 0 to 1000,
@@ -237,8 +237,22 @@ public final class LockManagerBuilder {
      */
     public LockManagerBuilder maxLocalHandOffs(int maxLocalHandOffs) {
         Require.argument(maxLocalHandOffs >= 0 && maxLocalHandOffs <= 1000,
-                "maxLocalHandOffs must be between 0 and 1000, was %d", maxLocalHandOffs);
+                "maxLocalHandOffs must be between 0 and 1000, was %d", maxLocalHandOffs, waitPollInterval);
         this.maxLocalHandOffs = maxLocalHandOffs;
+        return this;
+    }
+
+    /**
+     * The longest pause between two tries of a {@link LockManager#waitForLock blocking wait} for a key held on
+     * another node, where the store does not announce releases (or between two checks where it does): the first pause
+     * is an eighth of it, each next one up to twice as long, jittered so that waiters drift apart. A holder on this
+     * node wakes its waiters when it lets go, without polling. 1 ms to {@link #MAX_INTERVAL}; default 100 ms.
+     */
+    public LockManagerBuilder waitPollInterval(Duration waitPollInterval) {
+        checkInterval("waitPollInterval", waitPollInterval);
+        Require.argument(waitPollInterval.toMillis() >= 1, "waitPollInterval must be at least 1 ms, was %s",
+                waitPollInterval);
+        this.waitPollInterval = waitPollInterval;
         return this;
     }
 
@@ -273,7 +287,7 @@ public final class LockManagerBuilder {
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,
                 lossListener, eventListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator, heldTooLong,
-                maxLocalHandOffs);
+                maxLocalHandOffs, waitPollInterval);
         store.initialize();
         return LockEngine.start(settings);
     }

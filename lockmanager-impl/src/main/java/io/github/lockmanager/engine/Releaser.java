@@ -30,7 +30,7 @@ final class Releaser {
     /**
      * How long a record parked for a hand-off waits to be claimed before the keeper releases it, at its next sweep
      * (so within twice this). The waiter it was parked for is woken at once and claims it in microseconds; one that
-     * gave up meanwhile (interrupted, or a caller of {@code awaitLocalRelease} that does not lock) leaves the key
+     * gave up meanwhile (interrupted as it woke) leaves the key
      * locked that long.
      */
     static final long CLAIM_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(200);

@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       ({@code not_owned}, {@code renewal_unconfirmed});</li>
  *   <li>{@code lockmanager.aborts} (counter): aborts that reached a holder of this node;
  *       {@code lockmanager.held.too.long} (counter): holds that outlived the held-too-long threshold;</li>
- *   <li>{@code lockmanager.waits} (timer): blocking waits for a lock ({@code LockManagerUtils.waitForLock} and its
+ *   <li>{@code lockmanager.waits} (timer): blocking waits for a lock ({@code LockManager.waitForLock} and its
  *       siblings) from start to end; tags {@code result} ({@code acquired}, {@code timed_out}, {@code interrupted},
  *       {@code failed}), {@code level}, {@code mode};</li>
  *   <li>{@code lockmanager.locks.held} (gauge): acquisitions held now.</li>

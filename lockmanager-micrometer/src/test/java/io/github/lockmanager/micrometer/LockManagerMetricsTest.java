@@ -8,7 +8,6 @@ import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import io.github.lockmanager.testing.InstrumentedStore;
-import io.github.lockmanager.utils.LockManagerUtils;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -24,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -63,7 +61,7 @@ class LockManagerMetricsTest {
 
     private LockManager measured() throws Exception {
         LockManager manager = node(LockManagerBuilder.newBuilder().store(cuttable).eventListener(metrics)
-                .heldTooLongThreshold(Duration.ofMillis(300)), "measured");
+                .heldTooLongThreshold(Duration.ofMillis(300)).waitPollInterval(Duration.ofMillis(20)), "measured");
         metrics.bindTo(registry);
         return manager;
     }
@@ -143,8 +141,8 @@ class LockManagerMetricsTest {
         LockManager measured = measured();
         LockManager other = node(LockManagerBuilder.newBuilder().store(store), "other");
         LockResource busy = other.lock("queue");
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(measured, "queue", 20, 100))
-                .isInstanceOf(TimeoutException.class);
+        assertThatThrownBy(() -> measured.waitForLock("queue", Duration.ofMillis(100)))
+                .isInstanceOf(AlreadyLockedException.class);
         Timer timedOut = registry.get("lockmanager.waits").tags("result", "timed_out", "level", "dc", "mode",
                 "exclusive", "service", "test").timer();
         assertThat(timedOut.count()).isEqualTo(1);
@@ -155,15 +153,15 @@ class LockManagerMetricsTest {
         assertThat(count("lockmanager.acquisitions", "result", "refused", "mode", "exclusive"))
                 .as("a refusal after the wait counts again").isEqualTo(2);
 
-        Future<LockResource> waiting = holderThread.submit(() -> LockManagerUtils.waitForSharedLock(measured, "queue",
-                20, 30_000));
+        Future<LockResource> waiting = holderThread.submit(() -> measured.waitForSharedLock("queue", LockLevel.DC,
+                Duration.ofSeconds(30)));
         await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.acquisitions", "result", "refused",
                 "mode", "shared") >= 1);
         busy.close();
         waiting.get(30, TimeUnit.SECONDS).close();
         assertThat(registry.get("lockmanager.waits").tags("result", "acquired", "mode", "shared").timer().count())
                 .isEqualTo(1);
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(measured, "", 20, 100))
+        assertThatThrownBy(() -> measured.waitForLock("", Duration.ofMillis(100)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(registry.find("lockmanager.waits").timers()).as("a refused argument is no wait").hasSize(2);
     }

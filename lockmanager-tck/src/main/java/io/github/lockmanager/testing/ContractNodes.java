@@ -128,5 +128,8 @@ public abstract class ContractNodes {
         public final CountDownLatch letGo = new CountDownLatch(1);
         public final AtomicBoolean interrupted = new AtomicBoolean();
         public final AtomicReference<Exception> failure = new AtomicReference<>();
+
+        public HeldElsewhere() {
+        }
     }
 }

@@ -161,16 +161,28 @@ public abstract class LockManagerContract extends ContractNodes {
     }
 
     @Test
-    void unlockByANonHolderChangesNothing() throws Exception {
+    void unlockByANonHolderIsAnErrorAndChangesNothing() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
         LockResource held = a.lock("job");
-        Thread other = spawn("not-the-holder", () -> a.unlock("job"));
+        AtomicReference<Throwable> otherThread = new AtomicReference<>();
+        Thread other = spawn("not-the-holder", () -> {
+            try {
+                a.unlock("job");
+            } catch (Throwable t) {
+                otherThread.set(t);
+            }
+        });
         other.join(10_000);
-        b.unlock("job");
-        a.unlock("never-locked");
+        assertThat(otherThread.get()).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("thread 'not-the-holder' holds no lock 'job'");
+        assertThatThrownBy(() -> b.unlock("job")).isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(() -> a.unlock("never-locked")).isInstanceOf(IllegalMonitorStateException.class);
         assertThat(b.isLocked("job")).isTrue();
         assertThat(held.isClosed()).isFalse();
+        held.close();
+        held.close();
+        assertThat(b.isLocked("job")).as("a resource closed twice: no error, released once").isFalse();
     }
 
     @Test

@@ -161,13 +161,15 @@ public abstract class LockModeContract extends ContractNodes {
     }
 
     @Test
-    void awaitLocalReleaseWaitsForTheReadersOfItsNode() throws Exception {
+    void aWriterWaitsForTheReadersOfItsNode() throws Exception {
         LockManager a = node("a");
         HeldElsewhere reader = holdInThread("reader", () -> a.lockShared("queue"), false);
-        assertThat(a.awaitLocalRelease("queue", a.getDefaultLevel(), 100, TimeUnit.MILLISECONDS))
-                .as("while a reader of this node holds the key").isFalse();
+        assertThatThrownBy(() -> a.waitForLock("queue", Duration.ofMillis(100)))
+                .as("while a reader of this node holds the key").isInstanceOf(AlreadyLockedException.class);
         reader.letGo.countDown();
-        assertThat(a.awaitLocalRelease("queue", a.getDefaultLevel(), 30, TimeUnit.SECONDS)).isTrue();
+        try (LockResource writer = a.waitForLock("queue", Duration.ofSeconds(30))) {
+            assertThat(writer.getLock().getMode()).isEqualTo(LockMode.EXCLUSIVE);
+        }
         assertThat(a.isLocked("queue")).isFalse();
     }
 

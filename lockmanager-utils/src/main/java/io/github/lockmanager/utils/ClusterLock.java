@@ -14,8 +14,8 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
@@ -31,9 +31,10 @@ import java.util.concurrent.locks.Lock;
  * per key among the threads that share it (a {@code LockRegistry} hands out one).
  *
  * <p><b>Waiting.</b> {@link #lock()} and the timed {@link #tryLock(long, TimeUnit)} wait as
- * {@link LockManagerUtils#waitForLock} does: a holder on this node wakes the waiter when it lets go; one on another
- * node wakes it where the store announces releases (PostgreSQL), else it is polled every poll interval. {@link #lock()} cannot be interrupted, as the interface says: it keeps waiting
- * and returns with the thread's interrupt flag set. {@link #lockInterruptibly()} throws instead.
+ * {@link LockManager#waitForLock(String, LockLevel, Duration)} does: a holder on this node wakes the waiter when it
+ * lets go; one on another node wakes it where the store announces releases, else it is polled up to the manager's
+ * wait poll interval. {@link #lock()} cannot be interrupted, as the interface says: it keeps waiting and returns with
+ * the thread's interrupt flag set. {@link #lockInterruptibly()} throws instead.
  *
  * <p><b>Failures.</b> A store failure is thrown as an {@link UncheckedLockException} (the interface allows no checked
  * exception); nothing is held then. A lock lost while held (its lease could not be renewed, another node forced it
@@ -42,12 +43,11 @@ import java.util.concurrent.locks.Lock;
  * {@link #newCondition()} is not supported: no other node could signal it.
  */
 public final class ClusterLock implements Lock {
-    private static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(100);
+    private static final Duration FOREVER = ChronoUnit.FOREVER.getDuration();
 
     private final LockManager manager;
     private final String key;
     private final LockLevel level;
-    private final long pollMillis;
     private final ThreadLocal<Deque<LockResource>> holds = new ThreadLocal<>();
     /**
      * The first hold of each thread that holds this lock: a thread that dies holding it leaves its hold here, and
@@ -55,28 +55,29 @@ public final class ClusterLock implements Lock {
      */
     private final Set<LockResource> firstHolds = ConcurrentHashMap.newKeySet();
 
-    private ClusterLock(LockManager manager, String key, LockLevel level, Duration pollInterval) {
+    private ClusterLock(LockManager manager, String key, LockLevel level) {
         this.manager = Require.notNull(manager, "manager");
         this.key = LockKey.requireName(key);
         this.level = Require.notNull(level, "level");
-        Require.notNull(pollInterval, "pollInterval");
-        Require.argument(pollInterval.toMillis() > 0, "pollInterval must be at least 1 ms, was %s", pollInterval);
-        this.pollMillis = pollInterval.toMillis();
-    }
-
-    /** The lock on {@code key} at the manager's default level, polling a holder on another node every 100 ms. */
-    public static ClusterLock of(LockManager manager, String key) {
-        Require.notNull(manager, "manager");
-        return new ClusterLock(manager, key, manager.getDefaultLevel(), DEFAULT_POLL_INTERVAL);
     }
 
     /**
-     * The lock on {@code key} at {@code level}, polling a holder on another node every {@code pollInterval}.
+     * The lock on {@code key} at the manager's default level.
      *
-     * @throws IllegalArgumentException if the key is not a valid lock key or the interval is under 1 ms
+     * @throws IllegalArgumentException if the key is not a valid lock key
      */
-    public static ClusterLock of(LockManager manager, String key, LockLevel level, Duration pollInterval) {
-        return new ClusterLock(manager, key, level, pollInterval);
+    public static ClusterLock of(LockManager manager, String key) {
+        Require.notNull(manager, "manager");
+        return new ClusterLock(manager, key, manager.getDefaultLevel());
+    }
+
+    /**
+     * The lock on {@code key} at {@code level}.
+     *
+     * @throws IllegalArgumentException if the key is not a valid lock key
+     */
+    public static ClusterLock of(LockManager manager, String key, LockLevel level) {
+        return new ClusterLock(manager, key, level);
     }
 
     /** Waits until the calling thread holds the lock; see the class comment for interrupts and failures. */
@@ -86,7 +87,7 @@ public final class ClusterLock implements Lock {
         try {
             while (true) {
                 try {
-                    push(LockManagerUtils.waitForLock(manager, key, level, pollMillis));
+                    push(manager.waitForLock(key, level, FOREVER));
                     return;
                 } catch (InterruptedException e) {
                     interrupted = true;
@@ -104,7 +105,7 @@ public final class ClusterLock implements Lock {
     @Override
     public void lockInterruptibly() throws InterruptedException {
         try {
-            push(LockManagerUtils.waitForLock(manager, key, level, pollMillis));
+            push(manager.waitForLock(key, level, FOREVER));
         } catch (LockException e) {
             throw new UncheckedLockException(e);
         }
@@ -130,9 +131,9 @@ public final class ClusterLock implements Lock {
             return tryLock();
         }
         try {
-            push(LockManagerUtils.waitForLock(manager, key, level, pollMillis, unit.toMillis(time)));
+            push(manager.waitForLock(key, level, Duration.ofNanos(unit.toNanos(time))));
             return true;
-        } catch (TimeoutException e) {
+        } catch (AlreadyLockedException e) {
             return false;
         } catch (LockException e) {
             throw new UncheckedLockException(e);

@@ -39,13 +39,13 @@ class ClusterLockTest {
 
     private LockManager node(String id, LockStore on) throws LockManagerException {
         LockManager manager = LockManagerBuilder.newBuilder().store(on).nodeId(id)
-                .abortPollInterval(Duration.ofMillis(50)).build();
+                .abortPollInterval(Duration.ofMillis(50)).waitPollInterval(POLL).build();
         managers.add(manager);
         return manager;
     }
 
     private ClusterLock lock(LockManager manager, String key) {
-        return ClusterLock.of(manager, key, LockLevel.DC, POLL);
+        return ClusterLock.of(manager, key, LockLevel.DC);
     }
 
     /** Runs {@code body} on a thread of its own and answers what it returned or threw. */
@@ -217,8 +217,8 @@ class ClusterLockTest {
         LockManager a = node("a", store);
         assertThatThrownBy(() -> ClusterLock.of(a, "")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lock key must not be empty");
-        assertThatThrownBy(() -> ClusterLock.of(a, "k", LockLevel.DC, Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollInterval must be at least 1 ms");
+        assertThatThrownBy(() -> ClusterLock.of(a, "k", null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("level must not be null");
         assertThatThrownBy(() -> ClusterLock.of(a, "k").newCondition())
                 .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("no conditions");
         assertThat(ClusterLock.of(a, "k").getLevel()).isEqualTo(a.getDefaultLevel());

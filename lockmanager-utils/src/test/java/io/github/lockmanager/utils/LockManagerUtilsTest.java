@@ -97,195 +97,11 @@ class LockManagerUtilsTest {
     }
 
     @Test
-    void aFreeLockIsTakenAtOnce() throws Exception {
-        LockManager a = node("a");
-        try (LockResource lock = LockManagerUtils.waitForLock(a, "job", LONG_INTERVAL, 0)) {
-            assertThat(lock.isNewLock()).isTrue();
-        }
-    }
-
-    @Test
-    void aWaitForALockWithALeaseOfItsOwnTakesItWithThatLease() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
-        CountDownLatch letGo = new CountDownLatch(1);
-        holdUntil(a, "job", letGo);
-        holdUntil(a, "report", letGo);
-        Duration lease = Duration.ofSeconds(7);
-        AtomicReference<LockResource> exclusive = new AtomicReference<>();
-        AtomicReference<LockResource> shared = new AtomicReference<>();
-        waitingThread("writer", () -> LockManagerUtils.waitForLock(b, "job", LockLevel.DC, lease, 20, 30_000),
-                exclusive);
-        waitingThread("reader", () -> LockManagerUtils.waitForSharedLock(b, "report", LockLevel.DC, lease, 20),
-                shared);
-
-        letGo.countDown();
-
-        await().atMost(Duration.ofSeconds(10)).until(() -> exclusive.get() != null && shared.get() != null);
-        for (String key : List.of("job", "report")) {
-            assertThat(b.inspect(key, LockLevel.DC)).singleElement().satisfies(lock -> assertThat(
-                    Duration.between(lock.getLockTime(), lock.getExpirationTime())).isEqualTo(lease));
-        }
-    }
-
-    @Test
-    void aWaiterOnTheSameNodeWakesWhenTheHolderReleases() throws Exception {
-        LockManager a = node("a");
-        CountDownLatch letGo = new CountDownLatch(1);
-        holdUntil(a, "job", letGo);
-        AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = waitingThread("waiter", () -> LockManagerUtils.waitForLock(a, "job", LONG_INTERVAL), got);
-
-        letGo.countDown();
-
-        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
-        assertThat(got.get().getHolder()).isSameAs(waiter);
-    }
-
-    @Test
-    void aReaderWaitsForTheWriterOfItsNodeAndWakesWhenItReleases() throws Exception {
-        LockManager a = node("a");
-        CountDownLatch letGo = new CountDownLatch(1);
-        holdUntil(a, "report", letGo);
-        AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = waitingThread("reader", () -> LockManagerUtils.waitForSharedLock(a, "report", LONG_INTERVAL, LONG_INTERVAL), got);
-
-        letGo.countDown();
-
-        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
-        assertThat(got.get().getLock().getMode()).isEqualTo(LockMode.SHARED);
-        assertThat(LockManagerUtils.waitForSharedLock(a, "report", LONG_INTERVAL, 0).getLock().getMode())
-                .as("beside another reader at once").isEqualTo(LockMode.SHARED);
-    }
-
-    /** A writer kept out by readers of its own node sleeps until they leave, rather than asking the store again and again. */
-    @Test
-    void aWriterWaitingForReadersOfItsNodeSleepsUntilTheyLeave() throws Exception {
-        AtomicInteger acquires = new AtomicInteger();
-        LockManager a = node("a", new ForwardingLockStore(store) {
-            @Override
-            public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
-                acquires.incrementAndGet();
-                return super.acquire(request, lease);
-            }
-        });
-        CountDownLatch letGo = new CountDownLatch(1);
-        holdUntil(() -> a.lockShared("report"), letGo);
-        AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = waitingThread("writer", () -> LockManagerUtils.waitForLock(a, "report", LONG_INTERVAL), got);
-        int asked = acquires.get();
-        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
-                .until(() -> acquires.get() == asked && got.get() == null);
-
-        letGo.countDown();
-
-        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
-        assertThat(got.get().getLock().getMode()).isEqualTo(LockMode.EXCLUSIVE);
-    }
-
-    @Test
-    void aWaiterOnAnotherNodePollsUntilTheHolderReleases() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
-        CountDownLatch letGo = new CountDownLatch(1);
-        holdUntil(a, "job", letGo);
-        Thread releaser = new Thread(() -> {
-            try {
-                TimeUnit.MILLISECONDS.sleep(300);
-            } catch (InterruptedException e) {
-                return;
-            }
-            letGo.countDown();
-        }, "releaser");
-        threads.add(releaser);
-        releaser.start();
-
-        try (LockResource lock = LockManagerUtils.waitForLock(b, "job", 50, 30_000)) {
-            assertThat(letGo.getCount()).as("taken only after the holder let go").isZero();
-            assertThat(lock.isNewLock()).isTrue();
-        }
-    }
-
-    @Test
-    void theDeadlineIsNeverOvershotByAWaitInterval() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
-        holdUntil(a, "job", new CountDownLatch(1));
-
-        long start = System.nanoTime();
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(b, "job", LONG_INTERVAL, 200))
-                .isInstanceOf(TimeoutException.class).hasMessageContaining("job")
-                .hasCauseInstanceOf(AlreadyLockedException.class);
-        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-
-        assertThat(millis).as("waited for the 200 ms deadline, not the 60 s interval").isBetween(200L, 30_000L);
-    }
-
-    @Test
-    void aZeroTimeoutMakesOneTry() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
-        holdUntil(a, "job", new CountDownLatch(1));
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(b, "job", LONG_INTERVAL, 0))
-                .isInstanceOf(TimeoutException.class);
-    }
-
-    @Test
-    void aWaitIsInterruptible() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
-        holdUntil(a, "job", new CountDownLatch(1));
-        AtomicReference<Throwable> outcome = new AtomicReference<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                LockManagerUtils.waitForLock(b, "job", LONG_INTERVAL);
-            } catch (Throwable t) {
-                outcome.set(t);
-            }
-        }, "waiter");
-        threads.add(waiter);
-        waiter.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
-
-        waiter.interrupt();
-
-        waiter.join(10_000);
-        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
-    }
-
-    @Test
-    void aStoreFailureEndsTheWaitAtOnce() throws Exception {
-        LockStore failing = new ForwardingLockStore(store) {
-            @Override
-            protected void before(String operation) throws LockManagerException {
-                if (operation.equals("acquire")) {
-                    throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: store down");
-                }
-            }
-        };
-        LockManager a = node("a", failing);
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(a, "job", LONG_INTERVAL, LONG_INTERVAL))
-                .isInstanceOfSatisfying(LockManagerException.class,
-                        e -> assertThat(e.getErrorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR));
-    }
-
-    @Test
-    void badArgumentsAreNamed() throws Exception {
-        LockManager a = node("a");
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(null, "job", 10)).hasMessageContaining("lockManager");
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(a, "job", 0)).hasMessageContaining("waitIntervalMillis");
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(a, "job", 10, -1)).hasMessageContaining("timeoutMillis");
-        assertThatThrownBy(() -> LockManagerUtils.waitForLock(a, "", 10, 10)).hasMessageContaining("empty");
-        assertThatThrownBy(() -> LockManagerUtils.runWithLock(a, "job", null)).hasMessageContaining("task");
-        assertThat(a.getLocks()).isEmpty();
-    }
-
-    @Test
     void tasksRunUnderTheLockAndReleaseIt() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
         assertThat(LockManagerUtils.callWithLock(a, "job", () -> b.isLocked("job"))).isTrue();
-        assertThat(LockManagerUtils.callWithLock(a, "job", 10, 1_000, () -> b.isLocked("job"))).isTrue();
+        assertThat(LockManagerUtils.callWithLock(a, "job", Duration.ofSeconds(1), () -> b.isLocked("job"))).isTrue();
         LockManagerUtils.runWithLock(a, "job", () -> { });
         assertThat(b.isLocked("job")).isFalse();
 
@@ -298,8 +114,11 @@ class LockManagerUtilsTest {
         boolean[] ran = {false};
         assertThatThrownBy(() -> LockManagerUtils.runWithLock(a, "busy", () -> ran[0] = true))
                 .isInstanceOf(AlreadyLockedException.class);
-        assertThatThrownBy(() -> LockManagerUtils.runWithLock(a, "busy", 10, 100, () -> ran[0] = true))
-                .isInstanceOf(TimeoutException.class);
+        assertThatThrownBy(() -> LockManagerUtils.runWithLock(a, "busy", Duration.ofMillis(100), () -> ran[0] = true))
+                .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Waited ");
+        assertThatThrownBy(() -> LockManagerUtils.runWithLock(null, "job", () -> { }))
+                .hasMessageContaining("lockManager");
+        assertThatThrownBy(() -> LockManagerUtils.runWithLock(a, "job", null)).hasMessageContaining("task");
         assertThat(ran[0]).isFalse();
     }
 }

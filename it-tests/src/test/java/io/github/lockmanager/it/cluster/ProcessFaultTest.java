@@ -8,7 +8,6 @@ import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.FencingTable;
-import io.github.lockmanager.utils.LockManagerUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,6 +55,7 @@ class ProcessFaultTest {
         children = new Children(dir);
         store = target.store();
         survivor = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId("survivor")
+                .waitPollInterval(Duration.ofMillis(20))
                 .lease(Duration.ofMillis(LEASE)).renewalInterval(Duration.ofMillis(RENEWAL)).build();
     }
 
@@ -92,7 +92,7 @@ class ProcessFaultTest {
         long killed = System.nanoTime();
         Instant leaseEnd = store.read(key("k")).orElseThrow().expirationTime();
 
-        try (LockResource taken = LockManagerUtils.waitForLock(survivor, "k", 20, 30_000)) {
+        try (LockResource taken = survivor.waitForLock("k", Duration.ofSeconds(30))) {
             long takeover = (System.nanoTime() - killed) / 1_000_000;
             Instant lockedAt = store.read(key("k")).orElseThrow().lockTime();
             long sinceLastRenewal = Duration.between(leaseEnd.minusMillis(LEASE), lockedAt).toMillis();
@@ -110,7 +110,7 @@ class ProcessFaultTest {
         long pausedToken = token(paused.await("HELD k", REPORT));
 
         paused.signal("STOP");
-        LockResource taken = LockManagerUtils.waitForLock(survivor, "k", 20, 30_000);
+        LockResource taken = survivor.waitForLock("k", Duration.ofSeconds(30));
         paused.signal("CONT");
 
         String interrupted = paused.await("INTERRUPTED k", REPORT);
@@ -137,8 +137,8 @@ class ProcessFaultTest {
         paused.await("HELD ", REPORT);
 
         paused.signal("STOP");
-        LockResource first = LockManagerUtils.waitForLock(survivor, "k1", 20, 30_000);
-        LockResource second = LockManagerUtils.waitForLock(survivor, "k2", 20, 30_000);
+        LockResource first = survivor.waitForLock("k1", Duration.ofSeconds(30));
+        LockResource second = survivor.waitForLock("k2", Duration.ofSeconds(30));
         paused.signal("CONT");
         paused.send("check k1");
         paused.send("release k2");
@@ -182,7 +182,7 @@ class ProcessFaultTest {
         long pausedToken = token(paused.await("HELD " + doc, REPORT));
 
         paused.signal("STOP");
-        try (LockResource taken = LockManagerUtils.waitForLock(survivor, doc, 20, 30_000);
+        try (LockResource taken = survivor.waitForLock(doc, Duration.ofSeconds(30));
              Connection c = source.getConnection()) {
             c.setAutoCommit(false);
             fences.admit(c, doc, taken.getFencingToken());

@@ -56,12 +56,10 @@ public @interface ClusterLocked {
 
     /**
      * With {@link OnBusy#WAIT}: the longest wait, as {@code 10s}, {@code 500ms} or {@code PT1M}; empty waits without a
-     * deadline. A wait that ends without the lock throws as {@link OnBusy#THROW} does.
+     * deadline. Waits as {@link io.github.lockmanager.LockManager#waitForLock(String, Duration)} does (a holder on
+     * another node is polled up to the manager's {@code wait-poll-interval}). A wait that ends without the lock throws as {@link OnBusy#THROW} does.
      */
     String waitFor() default "";
-
-    /** With {@link OnBusy#WAIT}: how often a key held on another node is tried again. Default {@code 100ms}. */
-    String pollInterval() default "100ms";
 
     /**
      * How long after the lock was taken the key stays locked even if the method has returned, as {@code 30s} or

@@ -69,6 +69,7 @@ public class LockManagerAutoConfiguration {
         Settings.apply("lease", properties.getLease(), builder::lease);
         Settings.apply("renewal-interval", properties.getRenewalInterval(), builder::renewalInterval);
         Settings.apply("abort-poll-interval", properties.getAbortPollInterval(), builder::abortPollInterval);
+        Settings.apply("wait-poll-interval", properties.getWaitPollInterval(), builder::waitPollInterval);
         Settings.apply("purge-interval", properties.getPurgeInterval(), builder::purgeInterval);
         Settings.apply("renewal-batch-size", properties.getRenewalBatchSize(), builder::renewalBatchSize);
         Settings.apply("default-level", properties.getDefaultLevel(), builder::defaultLevel);

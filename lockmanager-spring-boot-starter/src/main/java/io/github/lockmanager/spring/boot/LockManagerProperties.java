@@ -56,6 +56,9 @@ public class LockManagerProperties {
     /** How often held locks are checked for an abort asked on another node. Default 5s. */
     private Duration abortPollInterval;
 
+    /** The longest pause of a blocking wait between two tries of a key held on another node. Default 100ms. */
+    private Duration waitPollInterval;
+
     /** How often the store's idle records are purged. Default 10m. */
     private Duration purgeInterval;
 
@@ -324,6 +327,14 @@ public class LockManagerProperties {
 
     public void setAbortPollInterval(Duration abortPollInterval) {
         this.abortPollInterval = abortPollInterval;
+    }
+
+    public Duration getWaitPollInterval() {
+        return waitPollInterval;
+    }
+
+    public void setWaitPollInterval(Duration waitPollInterval) {
+        this.waitPollInterval = waitPollInterval;
     }
 
     public Duration getPurgeInterval() {

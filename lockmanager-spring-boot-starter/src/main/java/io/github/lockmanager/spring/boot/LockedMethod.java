@@ -9,7 +9,6 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
-import io.github.lockmanager.utils.LockManagerUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -23,14 +22,16 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeoutException;
 
 /** One {@link ClusterLocked} method, its settings checked and its key expression parsed once. */
 final class LockedMethod {
+    private static final Duration FOREVER = ChronoUnit.FOREVER.getDuration();
+
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final String PUBLISHER = "org.reactivestreams.Publisher";
 
@@ -42,7 +43,6 @@ final class LockedMethod {
     private final OnBusy onBusy;
     /** {@code null}: a wait without a deadline. */
     private final Duration waitFor;
-    private final Duration pollInterval;
     /** {@code null}: released when the method returns. */
     private final Duration holdAtLeast;
     /** {@code null}: the manager's lease. */
@@ -59,7 +59,6 @@ final class LockedMethod {
                 + List.of(settings.level()));
         this.level = settings.level().length == 1 ? settings.level()[0] : null;
         this.waitFor = settings.waitFor().isEmpty() ? null : duration("waitFor", settings.waitFor());
-        this.pollInterval = duration("pollInterval", settings.pollInterval());
         this.holdAtLeast = settings.holdAtLeast().isEmpty() ? null : duration("holdAtLeast", settings.holdAtLeast());
         check(holdAtLeast == null || (!holdAtLeast.isNegative()
                         && holdAtLeast.compareTo(LockResource.MAX_HOLD_AT_LEAST) <= 0),
@@ -69,8 +68,6 @@ final class LockedMethod {
                         && lease.compareTo(LockManagerBuilder.MAX_INTERVAL) <= 0),
                 "lease must be between " + LockManagerBuilder.MIN_LEASE + " and " + LockManagerBuilder.MAX_INTERVAL
                         + ", was " + lease);
-        check(!pollInterval.isNegative() && !pollInterval.isZero(), "pollInterval must be positive, was "
-                + settings.pollInterval());
         check(onBusy == OnBusy.WAIT || settings.waitFor().isEmpty(),
                 "waitFor applies to onBusy = WAIT only, and onBusy is " + onBusy);
         Class<?> returns = method.getReturnType();
@@ -124,18 +121,11 @@ final class LockedMethod {
      */
     LockResource acquire(LockManager manager, String key) throws LockException, InterruptedException {
         LockLevel at = level != null ? level : manager.getDefaultLevel();
-        long start = System.nanoTime();
-        try {
-            return switch (onBusy) {
-                case THROW -> take(manager, key, at);
-                case SKIP -> takeOrSkip(manager, key, at);
-                case WAIT -> await(manager, key, at);
-            };
-        } catch (TimeoutException e) {
-            // not the last refusal as it is: its message would read as if the method had not waited
-            throw new AlreadyLockedException((AlreadyLockedException) e.getCause(),
-                    Duration.ofNanos(System.nanoTime() - start));
-        }
+        return switch (onBusy) {
+            case THROW -> take(manager, key, at);
+            case SKIP -> takeOrSkip(manager, key, at);
+            case WAIT -> await(manager, key, at);
+        };
     }
 
     private LockResource take(LockManager manager, String key, LockLevel at) throws LockException {
@@ -154,28 +144,14 @@ final class LockedMethod {
     }
 
     private LockResource await(LockManager manager, String key, LockLevel at)
-            throws LockException, InterruptedException, TimeoutException {
-        long poll = Math.max(1, pollInterval.toMillis());
+            throws LockException, InterruptedException {
+        Duration maxWait = waitFor != null ? waitFor : FOREVER;
         if (lease != null) {
-            return awaitWithLease(manager, key, at, poll);
+            return mode == LockMode.SHARED ? manager.waitForSharedLock(key, at, lease, maxWait)
+                    : manager.waitForLock(key, at, lease, maxWait);
         }
-        if (waitFor == null) {
-            return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, poll)
-                    : LockManagerUtils.waitForLock(manager, key, at, poll);
-        }
-        return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, poll, waitFor.toMillis())
-                : LockManagerUtils.waitForLock(manager, key, at, poll, waitFor.toMillis());
-    }
-
-    private LockResource awaitWithLease(LockManager manager, String key, LockLevel at, long poll)
-            throws LockException, InterruptedException, TimeoutException {
-        if (waitFor == null) {
-            return mode == LockMode.SHARED ? LockManagerUtils.waitForSharedLock(manager, key, at, lease, poll)
-                    : LockManagerUtils.waitForLock(manager, key, at, lease, poll);
-        }
-        return mode == LockMode.SHARED
-                ? LockManagerUtils.waitForSharedLock(manager, key, at, lease, poll, waitFor.toMillis())
-                : LockManagerUtils.waitForLock(manager, key, at, lease, poll, waitFor.toMillis());
+        return mode == LockMode.SHARED ? manager.waitForSharedLock(key, at, maxWait)
+                : manager.waitForLock(key, at, maxWait);
     }
 
     /** Gives back the call's hold, keeping the key locked for {@code holdAtLeast} if it is set. */

@@ -32,6 +32,7 @@ final class BootApps {
                 "lockmanager.node-id=" + nodeId,
                 "lockmanager.lease=3s",
                 "lockmanager.abort-poll-interval=200ms",
+                "lockmanager.wait-poll-interval=20ms",
                 "lockmanager.shutdown-timeout=5s",
                 "logging.level.root=warn");
     }

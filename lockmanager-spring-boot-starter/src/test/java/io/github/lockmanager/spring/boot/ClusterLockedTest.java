@@ -265,12 +265,12 @@ class ClusterLockedTest {
             return self.shipWaiting(orderId);
         }
 
-        @ClusterLocked(key = "order-#{#p0}", onBusy = OnBusy.WAIT, pollInterval = "20ms")
+        @ClusterLocked(key = "order-#{#p0}", onBusy = OnBusy.WAIT)
         public String shipWaiting(long orderId) {
             return "shipped " + orderId;
         }
 
-        @ClusterLocked(key = "order-#{#orderId}", onBusy = OnBusy.WAIT, waitFor = "300ms", pollInterval = "50ms")
+        @ClusterLocked(key = "order-#{#orderId}", onBusy = OnBusy.WAIT, waitFor = "300ms")
         public String shipWithin(long orderId) {
             return "shipped " + orderId;
         }

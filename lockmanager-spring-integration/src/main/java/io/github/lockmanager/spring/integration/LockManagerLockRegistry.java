@@ -26,23 +26,17 @@ import java.util.concurrent.locks.Lock;
 public final class LockManagerLockRegistry implements ExpirableLockRegistry {
     private final LockManager manager;
     private final LockLevel level;
-    private final Duration pollInterval;
     private final ConcurrentMap<String, Entry> locks = new ConcurrentHashMap<>();
 
-    /** Locks at the manager's default level, polling a holder on another node every 100 ms while waiting. */
+    /** Locks at the manager's default level; waiters poll a holder elsewhere up to the manager's wait poll interval. */
     public LockManagerLockRegistry(LockManager manager) {
-        this(manager, Require.notNull(manager, "manager").getDefaultLevel(), Duration.ofMillis(100));
+        this(manager, Require.notNull(manager, "manager").getDefaultLevel());
     }
 
-    /**
-     * @param pollInterval how often a waiter asks the store while a node else holds the key
-     * @throws IllegalArgumentException if the interval is under 1 ms
-     */
-    public LockManagerLockRegistry(LockManager manager, LockLevel level, Duration pollInterval) {
+    /** Locks at {@code level}. */
+    public LockManagerLockRegistry(LockManager manager, LockLevel level) {
         this.manager = Require.notNull(manager, "manager");
         this.level = Require.notNull(level, "level");
-        this.pollInterval = Require.notNull(pollInterval, "pollInterval");
-        Require.argument(pollInterval.toMillis() > 0, "pollInterval must be at least 1 ms, was %s", pollInterval);
     }
 
     /**
@@ -57,7 +51,7 @@ public final class LockManagerLockRegistry implements ExpirableLockRegistry {
             throw new IllegalArgumentException("lock keys of this registry are Strings, was a "
                     + lockKey.getClass().getName() + ": " + lockKey);
         }
-        Entry entry = locks.computeIfAbsent(key, k -> new Entry(ClusterLock.of(manager, k, level, pollInterval)));
+        Entry entry = locks.computeIfAbsent(key, k -> new Entry(ClusterLock.of(manager, k, level)));
         entry.lastObtained = System.nanoTime();
         return entry.lock;
     }

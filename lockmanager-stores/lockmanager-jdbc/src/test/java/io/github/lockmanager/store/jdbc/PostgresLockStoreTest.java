@@ -7,7 +7,6 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.testing.InstrumentedStore;
-import io.github.lockmanager.utils.LockManagerUtils;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -58,7 +57,8 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
             storeA.initialize();
             execute("ALTER TABLE " + table + " DROP COLUMN waiters");
             try (LockManager a = LockManagerBuilder.newBuilder().store(storeA).nodeId("a").build();
-                 LockManager b = LockManagerBuilder.newBuilder().store(storeB).nodeId("b").build();
+                 LockManager b = LockManagerBuilder.newBuilder().store(storeB).nodeId("b")
+                         .waitPollInterval(Duration.ofMinutes(10)).build();
                  Connection listening = Database.POSTGRES.shared().getConnection();
                  Statement channel = listening.createStatement()) {
                 channel.execute("LISTEN \"" + table + "\"");
@@ -66,7 +66,7 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
                 CompletableFuture<LockResource> waiter = new CompletableFuture<>();
                 Thread waiting = new Thread(() -> {
                     try {
-                        waiter.complete(LockManagerUtils.waitForLock(b, "job", TimeUnit.MINUTES.toMillis(10)));
+                        waiter.complete(b.waitForLock("job", Duration.ofMinutes(10)));
                     } catch (Exception e) {
                         waiter.completeExceptionally(e);
                     }

@@ -1,4 +1,4 @@
-package io.github.lockmanager.utils;
+package io.github.lockmanager.engine;
 
 import org.junit.jupiter.api.Test;
 

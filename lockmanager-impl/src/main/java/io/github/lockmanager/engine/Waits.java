@@ -1,0 +1,131 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockEventListener.WaitResult;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.internal.Require;
+import io.github.lockmanager.spi.LockStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Blocking waits for a lock: try, and when refused wait for the holder to let go, then try again, until taken or the
+ * wait's time is up. A holder of this node wakes its waiters when it lets go (and may hand its record over); one
+ * elsewhere is waited for where the store announces releases, else polled with a jittered backoff up to the manager's
+ * poll interval. Each wait is one event ({@link Events#waited}), its tries after the first no refusals of their own.
+ */
+final class Waits {
+    private static final Logger log = LoggerFactory.getLogger(Waits.class);
+
+    /** One try at the lock a wait is for. */
+    @FunctionalInterface
+    interface Attempt {
+        LockResource take() throws LockException;
+    }
+
+    private final String nodeId;
+    private final long pollNanos;
+    private final AcquisitionTable table;
+    private final KeyScope keys;
+    private final LockStore store;
+    private final Events events;
+
+    Waits(EngineSettings settings, AcquisitionTable table, KeyScope keys, Events events) {
+        this.nodeId = settings.nodeId();
+        this.pollNanos = settings.waitPollInterval().toNanos();
+        this.table = table;
+        this.keys = keys;
+        this.store = settings.store();
+        this.events = events;
+    }
+
+    /**
+     * Takes the lock through {@code attempt}, waiting up to {@code maxWait} for it.
+     *
+     * @throws AlreadyLockedException if {@code maxWait} passed first: the last refusal, with how long it waited
+     * @throws InterruptedException   if the calling thread was interrupted before or while it waited
+     */
+    LockResource await(Attempt attempt, String key, LockLevel level, LockMode mode, Duration maxWait)
+            throws LockException, InterruptedException {
+        long budget = budgetNanos(maxWait);
+        long start = System.nanoTime();
+        WaitResult result = WaitResult.FAILED;
+        try {
+            LockResource lock = poll(attempt, level, start, budget);
+            result = WaitResult.ACQUIRED;
+            return lock;
+        } catch (AlreadyLockedException e) {
+            result = WaitResult.TIMED_OUT;
+            throw e;
+        } catch (InterruptedException e) {
+            result = WaitResult.INTERRUPTED;
+            throw e;
+        } catch (IllegalArgumentException | IllegalStateException | UnsupportedOperationException e) {
+            result = null; // a call that was never a wait: bad input, a closed manager
+            throw e;
+        } finally {
+            if (result != null) {
+                events.waited(key, level, mode, Duration.ofNanos(System.nanoTime() - start), result);
+            }
+        }
+    }
+
+    private LockResource poll(Attempt attempt, LockLevel level, long start, long budget) throws LockException, InterruptedException {
+        PollBackoff backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
+        while (true) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while waiting for a lock");
+            }
+            try {
+                return attempt.take();
+            } catch (AlreadyLockedException held) {
+                long waited = System.nanoTime() - start;
+                long remaining = budget - waited;
+                if (remaining <= 0) {
+                    throw budget == 0 ? held : new AlreadyLockedException(held, Duration.ofNanos(waited));
+                }
+                long pause = Math.min(held.isHeldOnThisNode() ? pollNanos : backoff.nextNanos(), remaining);
+                // the key refused may be an ancestor of a path lock's: that is the one to wait for
+                pauseFor(held.getKey(), level, held.isHeldOnThisNode(), pause);
+            }
+        }
+    }
+
+    private void pauseFor(String key, LockLevel level, boolean heldHere, long pauseNanos) throws InterruptedException {
+        events.waitingFor(key, level);
+        if (heldHere) {
+            table.awaitAllGone(level, key, System.nanoTime() + pauseNanos);
+        } else if (!awaitRemoteRelease(key, level, pauseNanos)) {
+            TimeUnit.NANOSECONDS.sleep(pauseNanos);
+        }
+    }
+
+    private boolean awaitRemoteRelease(String key, LockLevel level, long pauseNanos) throws InterruptedException {
+        try {
+            return store.awaitRelease(keys.storeKey(level, key), Duration.ofNanos(pauseNanos));
+        } catch (LockManagerException e) {
+            log.debug("Node '{}' could not wait for a release of lock '{}' in store {}, so its waiter polls: {}",
+                    nodeId, key, store, e.toString());
+            return false;
+        }
+    }
+
+    /** The wait's time in nanoseconds; one too long to count in nanoseconds has no end. */
+    private static long budgetNanos(Duration maxWait) {
+        Require.notNull(maxWait, "maxWait");
+        Require.argument(!maxWait.isNegative(), "maxWait must be zero or more, was %s", maxWait);
+        try {
+            return maxWait.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+}

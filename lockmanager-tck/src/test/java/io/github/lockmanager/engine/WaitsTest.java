@@ -1,0 +1,293 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.memory.InMemoryLockStore;
+import io.github.lockmanager.store.support.ForwardingLockStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The manager's blocking waits ({@code waitForLock} and its siblings). */
+class WaitsTest {
+    /** Longer than any test may take: a waiter that sleeps out one poll interval fails its test. */
+    private static final Duration LONG_INTERVAL = Duration.ofSeconds(60);
+    private static final Duration FOREVER = ChronoUnit.FOREVER.getDuration();
+
+    private final InMemoryLockStore store = new InMemoryLockStore();
+    private final List<LockManager> managers = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+
+    @AfterEach
+    void close() throws InterruptedException {
+        for (Thread t : threads) {
+            t.interrupt();
+            t.join(10_000);
+        }
+        managers.forEach(LockManager::close);
+    }
+
+    private LockManager node(String id, LockStore on) throws LockManagerException {
+        return node(id, on, LONG_INTERVAL);
+    }
+
+    private LockManager node(String id, LockStore on, Duration pollInterval) throws LockManagerException {
+        LockManager manager = LockManagerBuilder.newBuilder().store(on).nodeId(id).waitPollInterval(pollInterval)
+                .build();
+        managers.add(manager);
+        return manager;
+    }
+
+    private LockManager node(String id) throws LockManagerException {
+        return node(id, store);
+    }
+
+    /** Takes {@code key} on a thread of {@code node} and holds it until {@code letGo} opens. */
+    private void holdUntil(LockManager node, String key, CountDownLatch letGo) throws InterruptedException {
+        holdUntil(() -> node.lock(key), letGo);
+    }
+
+    @FunctionalInterface
+    private interface Taking {
+        LockResource take() throws Exception;
+    }
+
+    private void holdUntil(Taking taking, CountDownLatch letGo) throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            try (LockResource ignored = taking.take()) {
+                held.countDown();
+                letGo.await();
+            } catch (Exception e) {
+                held.countDown();
+            }
+        }, "holder");
+        threads.add(t);
+        t.start();
+        assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** Starts a thread named {@code name} that puts what {@code taking} returns into {@code got}; returns once it waits. */
+    private Thread waitingThread(String name, Taking taking, AtomicReference<LockResource> got) {
+        Thread waiter = new Thread(() -> {
+            try {
+                got.set(taking.take());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, name);
+        threads.add(waiter);
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        return waiter;
+    }
+
+    @Test
+    void aFreeLockIsTakenAtOnce() throws Exception {
+        LockManager a = node("a");
+        try (LockResource lock = a.waitForLock("job", Duration.ZERO)) {
+            assertThat(lock.isNewLock()).isTrue();
+        }
+    }
+
+    @Test
+    void aWaitForALockWithALeaseOfItsOwnTakesItWithThatLease() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(a, "job", letGo);
+        holdUntil(a, "report", letGo);
+        Duration lease = Duration.ofSeconds(7);
+        AtomicReference<LockResource> exclusive = new AtomicReference<>();
+        AtomicReference<LockResource> shared = new AtomicReference<>();
+        waitingThread("writer", () -> b.waitForLock("job", LockLevel.DC, lease, Duration.ofSeconds(30)),
+                exclusive);
+        waitingThread("reader", () -> b.waitForSharedLock("report", LockLevel.DC, lease, FOREVER),
+                shared);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> exclusive.get() != null && shared.get() != null);
+        for (String key : List.of("job", "report")) {
+            assertThat(b.inspect(key, LockLevel.DC)).singleElement().satisfies(lock -> assertThat(
+                    Duration.between(lock.getLockTime(), lock.getExpirationTime())).isEqualTo(lease));
+        }
+    }
+
+    @Test
+    void aWaiterOnTheSameNodeWakesWhenTheHolderReleases() throws Exception {
+        LockManager a = node("a");
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(a, "job", letGo);
+        AtomicReference<LockResource> got = new AtomicReference<>();
+        Thread waiter = waitingThread("waiter", () -> a.waitForLock("job", FOREVER), got);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
+        assertThat(got.get().getHolder()).isSameAs(waiter);
+    }
+
+    @Test
+    void aReaderWaitsForTheWriterOfItsNodeAndWakesWhenItReleases() throws Exception {
+        LockManager a = node("a");
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(a, "report", letGo);
+        AtomicReference<LockResource> got = new AtomicReference<>();
+        Thread waiter = waitingThread("reader", () -> a.waitForSharedLock("report", LockLevel.DC, LONG_INTERVAL), got);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
+        assertThat(got.get().getLock().getMode()).isEqualTo(LockMode.SHARED);
+        assertThat(a.waitForSharedLock("report", LockLevel.DC, Duration.ZERO).getLock().getMode())
+                .as("beside another reader at once").isEqualTo(LockMode.SHARED);
+    }
+
+    /** A writer kept out by readers of its own node sleeps until they leave, rather than asking the store again and again. */
+    @Test
+    void aWriterWaitingForReadersOfItsNodeSleepsUntilTheyLeave() throws Exception {
+        AtomicInteger acquires = new AtomicInteger();
+        LockManager a = node("a", new ForwardingLockStore(store) {
+            @Override
+            public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+                acquires.incrementAndGet();
+                return super.acquire(request, lease);
+            }
+        });
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(() -> a.lockShared("report"), letGo);
+        AtomicReference<LockResource> got = new AtomicReference<>();
+        Thread waiter = waitingThread("writer", () -> a.waitForLock("report", FOREVER), got);
+        int asked = acquires.get();
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                .until(() -> acquires.get() == asked && got.get() == null);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
+        assertThat(got.get().getLock().getMode()).isEqualTo(LockMode.EXCLUSIVE);
+    }
+
+    @Test
+    void aWaiterOnAnotherNodePollsUntilTheHolderReleases() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b", store, Duration.ofMillis(50));
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(a, "job", letGo);
+        Thread releaser = new Thread(() -> {
+            try {
+                TimeUnit.MILLISECONDS.sleep(300);
+            } catch (InterruptedException e) {
+                return;
+            }
+            letGo.countDown();
+        }, "releaser");
+        threads.add(releaser);
+        releaser.start();
+
+        try (LockResource lock = b.waitForLock("job", Duration.ofSeconds(30))) {
+            assertThat(letGo.getCount()).as("taken only after the holder let go").isZero();
+            assertThat(lock.isNewLock()).isTrue();
+        }
+    }
+
+    @Test
+    void theDeadlineIsNeverOvershotByAWaitInterval() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        holdUntil(a, "job", new CountDownLatch(1));
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(200)))
+                .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Waited ").hasMessageContaining("job")
+                .hasCauseInstanceOf(AlreadyLockedException.class);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertThat(millis).as("waited for the 200 ms deadline, not the 60 s interval").isBetween(200L, 30_000L);
+    }
+
+    @Test
+    void aZeroWaitMakesOneTry() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        holdUntil(a, "job", new CountDownLatch(1));
+        assertThatThrownBy(() -> b.waitForLock("job", Duration.ZERO))
+                .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Lock 'job' is already held");
+    }
+
+    @Test
+    void aWaitIsInterruptible() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        holdUntil(a, "job", new CountDownLatch(1));
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                b.waitForLock("job", FOREVER);
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        }, "waiter");
+        threads.add(waiter);
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+
+        waiter.interrupt();
+
+        waiter.join(10_000);
+        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+    }
+
+    @Test
+    void aStoreFailureEndsTheWaitAtOnce() throws Exception {
+        LockStore failing = new ForwardingLockStore(store) {
+            @Override
+            protected void before(String operation) throws LockManagerException {
+                if (operation.equals("acquire")) {
+                    throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: store down");
+                }
+            }
+        };
+        LockManager a = node("a", failing);
+        assertThatThrownBy(() -> a.waitForLock("job", LONG_INTERVAL))
+                .isInstanceOfSatisfying(LockManagerException.class,
+                        e -> assertThat(e.getErrorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR));
+    }
+
+    @Test
+    void badArgumentsAreNamed() throws Exception {
+        LockManager a = node("a");
+        assertThatThrownBy(() -> a.waitForLock("job", null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxWait must not be null");
+        assertThatThrownBy(() -> a.waitForLock("job", Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxWait must be zero or more");
+        assertThatThrownBy(() -> a.waitForLock("", LONG_INTERVAL)).hasMessageContaining("empty");
+        assertThatThrownBy(() -> a.waitForPathLock("a/b", LockMode.INTENT_SHARED, LockLevel.DC, LONG_INTERVAL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockPath takes SHARED or EXCLUSIVE");
+        assertThatThrownBy(() -> LockManagerBuilder.newBuilder().waitPollInterval(Duration.ofNanos(10)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitPollInterval must be at least 1 ms");
+        assertThat(a.getLocks()).isEmpty();
+    }
+
+}
