@@ -28,10 +28,11 @@ public final class LockHandle {
 
     /**
      * @throws IllegalArgumentException if {@code key} is null
-     * @throws IllegalArgumentException if {@code ownerToken} is null or empty
+     * @throws IllegalArgumentException if {@code ownerToken} is null or empty (a store may name a mark it read,
+     *                                  {@link #MARK_PREFIX}; acquisitions are made with {@link #of})
      */
     public LockHandle(LockKey key, String ownerToken) {
-        this(key, requireToken(ownerToken), WHOLE_TOKEN);
+        this(key, Require.notEmpty(ownerToken, "ownerToken"), WHOLE_TOKEN);
     }
 
     private LockHandle(LockKey key, String text, int serial) {
@@ -43,7 +44,8 @@ public final class LockHandle {
     /**
      * The handle whose owner token is {@code ownerPrefix} followed by the decimal {@code ownerSerial}.
      *
-     * @throws IllegalArgumentException if {@code ownerPrefix} is null or empty, or {@code ownerSerial} is negative
+     * @throws IllegalArgumentException if {@code ownerPrefix} is null, empty or starts with {@link #MARK_PREFIX}, or
+     *                                  {@code ownerSerial} is negative
      */
     public static LockHandle of(LockKey key, String ownerPrefix, long ownerSerial) {
         if (ownerSerial < 0) {
@@ -54,8 +56,17 @@ public final class LockHandle {
                 : new LockHandle(key, ownerPrefix + ownerSerial, WHOLE_TOKEN);
     }
 
+    /**
+     * The first character of the marks stores write in place of an owner token; no acquisition's token starts with
+     * it ({@link #of} refuses such a prefix).
+     */
+    public static final char MARK_PREFIX = '~';
+
     private static String requireToken(String token) {
-        return Require.notEmpty(token, "ownerToken");
+        Require.notEmpty(token, "ownerToken");
+        Require.argument(token.charAt(0) != MARK_PREFIX, "ownerToken must not start with '%s' (kept for the marks "
+                + "stores write), was '%s'", MARK_PREFIX, token);
+        return token;
     }
 
     public LockKey key() {

@@ -126,6 +126,30 @@ final class StoreBench {
             if (eachTimed) {
                 reportQuantiles(each, peer);
             }
+            if (peer) {
+                freshKeysAgainstThePeer(manager);
+            }
+        }
+    }
+
+    /**
+     * Row 2 on a new key each cycle, against the peer's protocol on new keys, each cycle timed on its own in
+     * alternating rounds: where a store's first write of a key costs more than its later ones, it shows here.
+     */
+    private void freshKeysAgainstThePeer(LockManager manager) throws Exception {
+        AtomicLong oursKeys = new AtomicLong();
+        AtomicLong peerKeys = new AtomicLong();
+        String owner = "fresh-owner-" + run;
+        Rounds.Timed each = Rounds.alternateTimingEach(settings,
+                () -> manager.lock("fresh-" + oursKeys.incrementAndGet()).close(),
+                () -> subject.peerCycle("fresh-" + run + "-" + peerKeys.incrementAndGet(), owner));
+        for (double quantile : new double[]{0.5, 0.99}) {
+            long ours = each.quantile(0, quantile);
+            long peers = each.quantile(1, quantile);
+            report.add("2. a new key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile") + ", against a peer",
+                    subject.name(), Report.micros(ours), Report.micros(peers), (double) ours / peers,
+                    "each cycle a key the table never had, timed on its own, rounds alternating; baseline: "
+                            + subject.peerCycleDescription());
         }
     }
 

@@ -33,6 +33,7 @@ final class LeaseKeeper {
     private final Duration purgeInterval;
     private final Duration shutdownTimeout;
     private final AcquisitionTable table;
+    private final StoreCalls calls;
     private final Releaser releaser;
     private final Renewal renewal;
     private final Watchdog watchdog;
@@ -53,7 +54,7 @@ final class LeaseKeeper {
      * @param keeperThreads the factory of {@code keeperThread}, the keeper's executor, which the releaser shares for
      *                      its one-off releases
      */
-    LeaseKeeper(EngineSettings settings, AcquisitionTable table, Releaser releaser, Delivery delivery,
+    LeaseKeeper(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Releaser releaser, Delivery delivery,
                 HeldTooLong heldTooLong, Events events, NamedThreadFactory keeperThreads,
                 ScheduledExecutorService keeperThread) {
         this.nodeId = settings.nodeId();
@@ -64,7 +65,8 @@ final class LeaseKeeper {
         this.shutdownTimeout = settings.shutdownTimeout();
         this.table = table;
         this.releaser = releaser;
-        this.renewal = new Renewal(settings, table, delivery, events);
+        this.renewal = new Renewal(settings, table, calls, delivery, events);
+        this.calls = calls;
         this.watchdog = new Watchdog(settings, table, delivery);
         this.heldTooLong = heldTooLong;
         this.keeperThreads = keeperThreads;
@@ -153,7 +155,7 @@ final class LeaseKeeper {
         }
         nextPurgeNanos = now + purgeInterval.toNanos();
         try {
-            int purged = store.purgeIdleRecords();
+            int purged = calls.purge();
             if (purged > 0) {
                 log.debug("Node '{}' purged {} idle lock records from {}", nodeId, purged, store);
             }

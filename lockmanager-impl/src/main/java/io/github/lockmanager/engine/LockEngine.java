@@ -73,7 +73,7 @@ final class LockEngine implements LockManager {
         this.delivery = new Delivery(settings, calls, releaser, events);
         HeldTooLong heldTooLong = new HeldTooLong(settings, events);
         this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, handOffs, heldTooLong, events);
-        this.keeper = new LeaseKeeper(settings, table, releaser, delivery, heldTooLong, events, keeperThreads,
+        this.keeper = new LeaseKeeper(settings, table, calls, releaser, delivery, heldTooLong, events, keeperThreads,
                 keeperThread);
         this.callLeases = new CallLeases(settings.leases(), keeper);
         this.adminBean = new AdminBean(settings, table, this, heldTooLong);

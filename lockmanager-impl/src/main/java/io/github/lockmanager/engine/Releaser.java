@@ -2,23 +2,14 @@ package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockLostException;
-import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.TimeSource;
-import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Releases this node's records in the store, and retries those whose release failed until it succeeds or the
@@ -27,14 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class Releaser {
     private static final Logger log = LoggerFactory.getLogger(Releaser.class);
-    /**
-     * How long a record parked for a hand-off waits to be claimed before the keeper releases it, at its next sweep
-     * (so within twice this). The waiter it was parked for is woken at once and claims it in microseconds; one that
-     * gave up meanwhile (interrupted as it woke) leaves the key
-     * locked that long.
-     */
-    static final long CLAIM_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
     private final String nodeId;
     private final LockStore store;
     /** See {@link LockStore#isInMemory()}: its release answers for the lease at once, with no clock to read first. */
@@ -45,21 +28,9 @@ final class Releaser {
     private final Losses losses;
     private final TimeSource time;
     private final HandOffs handOffs;
-    /** The keeper's thread, which releases a record parked for a hand-off that no thread claimed in time. */
-    private final ScheduledExecutorService keeperThread;
-    /**
-     * Whether a sweep of unclaimed records is scheduled: one sweep at a time, every claim window while records are
-     * parked, rather than a task per hand-off, which a hot key would make thousands of a second.
-     */
-    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
-    /** Releases to retry, with the engine time after which the lease has ended anyway. */
-    private final Map<LockHandle, Long> pending = new ConcurrentHashMap<>();
-    /** Locks kept after their last hold ({@link #dropHoldKeeping}), to release when their time comes. */
-    private final Map<LockHandle, Kept> kept = new ConcurrentHashMap<>();
-
-    /** A kept lock: the engine time to release it at, and the end of its last confirmed lease. */
-    private record Kept(long untilNanos, long leaseEndNanos) {
-    }
+    private final PendingReleases pending;
+    private final KeptLocks kept;
+    private final HandOffSweep sweep;
 
     Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events, Losses losses,
              HandOffs handOffs, ScheduledExecutorService keeperThread) {
@@ -72,7 +43,9 @@ final class Releaser {
         this.losses = losses;
         this.time = settings.timeSource();
         this.handOffs = handOffs;
-        this.keeperThread = keeperThread;
+        this.pending = new PendingReleases(settings, calls);
+        this.kept = new KeptLocks(settings, calls, pending);
+        this.sweep = new HandOffSweep(settings, handOffs, pending, keeperThread);
     }
 
     /** The node whose records this releases. */
@@ -100,7 +73,7 @@ final class Releaser {
                 && !table.isGuarded(acquisition)) {
             // the record may still be ours in the store: remove it once the store answers again (for a guarded one,
             // once its guard closes: until then its work keeps the record busy, and the release would wait for it)
-            releaseLater(acquisition.handle(), acquisition.confirmedUntilNanos());
+            pending.later(acquisition.handle(), acquisition.confirmedUntilNanos());
         }
     }
 
@@ -133,7 +106,7 @@ final class Releaser {
             return;
         }
         HandOffs.Parked parked = handOffs.park(acquisition);
-        if (parked != null && sweepSoon()) {
+        if (parked != null && sweep.soon()) {
             // the waiter wakes now and takes the record over; no thread could claim it while the acquisition was in
             // the table
             table.retire(acquisition);
@@ -149,48 +122,6 @@ final class Releaser {
             handOffs.unclaim(parked);
         }
         release(acquisition, acquisition.confirmedUntilNanos());
-    }
-
-    /**
-     * Makes sure a sweep of unclaimed parked records runs within {@link #CLAIM_WINDOW_NANOS}; {@code false} if the
-     * keeper is shutting down and none will.
-     */
-    private boolean sweepSoon() {
-        if (!sweepScheduled.compareAndSet(false, true)) {
-            return true;
-        }
-        try {
-            keeperThread.schedule(this::sweepUnclaimed, CLAIM_WINDOW_NANOS, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (RejectedExecutionException e) {
-            sweepScheduled.set(false);
-            return false;
-        }
-    }
-
-    /** Releases the records parked for longer than the claim window; runs again while any are parked. */
-    private void sweepUnclaimed() {
-        // cleared first: a record parked from here on either is seen below or schedules the next sweep itself
-        sweepScheduled.set(false);
-        for (HandOffs.Parked parked : handOffs.unclaimParkedBy(System.nanoTime() - CLAIM_WINDOW_NANOS)) {
-            log.debug("Lock '{}' of node '{}' was kept for a thread of this node that waited for it, which did not take "
-                    + "it within {} ms: releasing it", parked.handle().key().name(), nodeId,
-                    TimeUnit.NANOSECONDS.toMillis(CLAIM_WINDOW_NANOS));
-            releaseUnclaimed(parked);
-        }
-        if (handOffs.anyParked()) {
-            sweepSoon();
-        }
-    }
-
-    /** Releases a record parked for a hand-off that no thread claimed; its holder had let go of it in time. */
-    private void releaseUnclaimed(HandOffs.Parked parked) {
-        LockHandle handle = parked.handle();
-        if (!releaseRecord(handle, parked.leaseEndNanos())) {
-            log.warn("Lock '{}' of node '{}', kept for a waiter of this node that did not take it, was no longer this "
-                    + "node's in the store when released (its lease had ended); nothing of anyone else's was touched",
-                    handle.key().name(), nodeId);
-        }
     }
 
     /**
@@ -217,63 +148,16 @@ final class Releaser {
         keep(acquisition, remainingNanos);
     }
 
-    /**
-     * Keeps an ended acquisition's key locked for {@code remainingNanos} with no one holding it, then takes the
-     * acquisition out of the table. A lease that ends sooner is extended in the store (a renewal, owner-checked); one
-     * that ends later stays as it is and the record is released when the time has come, at the keeper's first tick
-     * after it. A lease is never shortened: a store may not honour that (on HBase the older, longer-lived owner cell
-     * would show again), and a node that dies meanwhile then leaves the key locked longer, never shorter.
-     */
+    /** Keeps an ended acquisition's key locked for {@code remainingNanos} ({@link KeptLocks}), out of the table. */
     private void keep(Acquisition acquisition, long remainingNanos) {
-        LockHandle handle = acquisition.handle();
-        long untilNanos = time.nanoTime() + remainingNanos;
-        if (untilNanos - acquisition.confirmedUntilNanos() <= 0) {
-            kept.put(handle, new Kept(untilNanos, acquisition.confirmedUntilNanos()));
-            if (log.isDebugEnabled()) {
-                log.debug("Lock '{}' of node '{}' stays locked for {} more after its holder closed it, then is released",
-                        handle.key().name(), nodeId, Duration.ofNanos(remainingNanos));
-            }
-        } else {
-            extend(handle, Duration.ofNanos(remainingNanos));
-        }
+        kept.keep(acquisition, remainingNanos);
         table.retire(acquisition);
         events.released(acquisition);
     }
 
-    private void extend(LockHandle handle, Duration remaining) {
-        try {
-            HoldState state = calls.run(() -> store.renew(List.of(handle), remaining)).get(handle);
-            if (state == HoldState.LOST) {
-                log.warn("Lock '{}' of node '{}' was no longer this node's in the store when it was to be kept locked "
-                        + "for {} more (its lease had ended or it was lost); the key is free", handle.key().name(),
-                        nodeId, remaining);
-            } else if (log.isDebugEnabled()) {
-                log.debug("Lock '{}' of node '{}' stays locked for {} more after its holder closed it",
-                        handle.key().name(), nodeId, remaining);
-            }
-        } catch (LockManagerException | RuntimeException e) {
-            log.warn("Could not keep lock '{}' of node '{}' locked for {} more in store {}: {}. The key stays locked "
-                    + "until its last renewed lease ends", handle.key().name(), nodeId, remaining, store, e.toString());
-        }
-    }
-
-    /** Releases the kept locks whose time has come by {@code nowNanos}; a failed release is retried as any other. */
+    /** Releases the kept locks whose time has come by {@code nowNanos}. */
     void releaseKept(long nowNanos) {
-        for (Iterator<Map.Entry<LockHandle, Kept>> it = kept.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<LockHandle, Kept> entry = it.next();
-            if (nowNanos - entry.getValue().untilNanos() < 0) {
-                continue;
-            }
-            it.remove();
-            LockHandle handle = entry.getKey();
-            try {
-                calls.release(handle);
-            } catch (LockManagerException | RuntimeException e) {
-                log.warn("Could not release kept lock '{}' of node '{}' in store {}: {}. Retrying in the background "
-                        + "until its lease ends", handle.key().name(), nodeId, store, e.toString());
-                releaseLater(handle, entry.getValue().leaseEndNanos());
-            }
-        }
+        kept.releaseDue(nowNanos);
     }
 
     /**
@@ -282,28 +166,13 @@ final class Releaser {
      * waiters only once the store will let them in.
      */
     void release(Acquisition acquisition, long leaseEndNanos) {
-        boolean ours = releaseRecord(acquisition.handle(), leaseEndNanos);
+        boolean ours = pending.release(acquisition.handle(), leaseEndNanos);
         table.retire(acquisition);
         if (!ours) {
             losses.lostBeforeRelease(acquisition, LockLossReason.NOT_OWNED);
         }
         if (!acquisition.isLost()) {
             events.released(acquisition);
-        }
-    }
-
-    /**
-     * Removes the record of {@code handle} if it is still that handle's, or queues that until {@code leaseEndNanos};
-     * {@code false} if the store answered that it was no longer that handle's.
-     */
-    private boolean releaseRecord(LockHandle handle, long leaseEndNanos) {
-        try {
-            return calls.release(handle);
-        } catch (LockManagerException | RuntimeException e) {
-            log.warn("Could not release lock '{}' of node '{}' in store {}: {}. Retrying in the background until its "
-                    + "lease ends", handle.key().name(), nodeId, store, e.toString());
-            releaseLater(handle, leaseEndNanos);
-            return true;
         }
     }
 
@@ -323,7 +192,7 @@ final class Releaser {
         table.unguard(acquisition);
         if (acquisition.isLost()) {
             // lost while guarded: its record may still be ours, and only now can a release get at it
-            releaseLater(acquisition.handle(), acquisition.confirmedUntilNanos());
+            pending.later(acquisition.handle(), acquisition.confirmedUntilNanos());
         }
     }
 
@@ -348,58 +217,27 @@ final class Releaser {
 
     /** Retries the release of {@code handle} until it succeeds or {@code leaseEndNanos} has passed. */
     void releaseLater(LockHandle handle, long leaseEndNanos) {
-        pending.merge(handle, leaseEndNanos, Math::max);
+        pending.later(handle, leaseEndNanos);
     }
 
     boolean isPending(LockHandle handle) {
-        return pending.containsKey(handle);
+        return pending.contains(handle);
     }
 
     /** Tries a pending release at once; {@code true} if the record is no longer there for {@code handle}. */
     boolean releaseNow(LockHandle handle) {
-        try {
-            calls.release(handle);
-            pending.remove(handle);
-            return true;
-        } catch (LockManagerException | RuntimeException e) {
-            log.warn("Release of lock '{}' of node '{}' failed again: {}", handle.key().name(), nodeId, e.toString());
-            return false;
-        }
+        return pending.releaseNow(handle);
     }
 
     /** One attempt at every pending release; those whose lease has ended by {@code nowNanos} are given up. */
     void retryPending(long nowNanos) {
-        for (Iterator<Map.Entry<LockHandle, Long>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<LockHandle, Long> entry = it.next();
-            LockHandle handle = entry.getKey();
-            try {
-                store.release(handle);
-                it.remove();
-                log.info("Pending release of lock '{}' of node '{}' done", handle.key().name(), nodeId);
-            } catch (LockManagerException | RuntimeException e) {
-                if (nowNanos - entry.getValue() >= 0) {
-                    it.remove();
-                    log.warn("Giving up releasing lock '{}' of node '{}' ({}): its lease has ended, so the store no "
-                            + "longer counts it", handle.key().name(), nodeId, e.toString());
-                }
-            }
-        }
+        pending.retry(nowNanos);
     }
 
-    /** The last attempt, at shutdown: what still fails is left to expire. */
+    /** The last attempt, at shutdown: parked and kept records released, then pending ones; the rest expire. */
     void retryPendingOnClose(long nowNanos) {
-        for (HandOffs.Parked parked : handOffs.unclaimAll()) {
-            releaseUnclaimed(parked);
-        }
-        releaseKept(nowNanos);
-        if (!kept.isEmpty()) {
-            log.info("Node '{}' closes with {} locks kept after their holders closed them: they stay locked until "
-                    + "their leases end", nodeId, kept.size());
-        }
-        retryPending(nowNanos);
-        if (!pending.isEmpty()) {
-            log.warn("Node '{}' closes with {} lock records it could not release: they expire after their lease",
-                    nodeId, pending.size());
-        }
+        sweep.releaseAll();
+        kept.releaseOnClose(nowNanos);
+        pending.retryOnClose(nowNanos);
     }
 }

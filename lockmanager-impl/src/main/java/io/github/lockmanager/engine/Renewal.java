@@ -34,6 +34,7 @@ final class Renewal {
     private final LeasePolicy leases;
     private final int batchSize;
     private final AcquisitionTable table;
+    private final StoreCalls calls;
     private final Delivery delivery;
     private final Events events;
     /**
@@ -49,7 +50,8 @@ final class Renewal {
     private long slowCycleWarnedAtNanos;
     private boolean slowCycleWarned;
 
-    Renewal(EngineSettings settings, AcquisitionTable table, Delivery delivery, Events events) {
+    Renewal(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Delivery delivery, Events events) {
+        this.calls = calls;
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -159,7 +161,7 @@ final class Renewal {
         }
         Map<LockHandle, HoldState> answers;
         try {
-            answers = renewing ? store.renew(handles, policy.lease()) : store.check(handles);
+            answers = renewing ? calls.renew(handles, policy.lease()) : calls.check(handles);
         } catch (LockManagerException | RuntimeException e) {
             if (renewing) {
                 events.renewalFailed(batch.size(), e);

@@ -3,17 +3,19 @@ package io.github.lockmanager.engine;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Store calls made on callers' threads, and the interrupts this manager sends to holders. A call runs with the
- * caller's interrupt flag set aside, and the flag is set again after if it was set before, or if this manager
+ * Every store call of the engine, and the interrupts this manager sends to holders. Calls on callers' threads run
+ * with the caller's interrupt flag set aside, and the flag is set again after if it was set before, or if this manager
  * interrupted the thread during the call (an abort, a loss, shutdown): such an interrupt is the holder's to act on,
  * and some store clients fail at once on a set flag, or clear it and carry on (HBase's does both).
  */
@@ -57,6 +59,21 @@ final class StoreCalls {
     /** {@link LockStore#release} of {@code handle}. */
     boolean release(LockHandle handle) throws LockManagerException {
         return inMemoryStore ? store.release(handle) : run(() -> store.release(handle));
+    }
+
+    /** {@link LockStore#renew} of a batch, on the keeper's thread. */
+    Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
+        return store.renew(handles, lease);
+    }
+
+    /** {@link LockStore#check} of a batch, on the keeper's thread. */
+    Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
+        return store.check(handles);
+    }
+
+    /** {@link LockStore#purgeIdleRecords}, on the keeper's thread. */
+    int purge() throws LockManagerException {
+        return store.purgeIdleRecords();
     }
 
     <T> T run(StoreCall<T> call) throws LockManagerException {

@@ -98,6 +98,30 @@ public abstract class LockModeContract extends ContractNodes {
         assertThat(store.read(key)).isEmpty();
     }
 
+    /**
+     * The store kit's bookkeeping rule: a holder the store answered lost is forgotten, so its route (a slot, a holders
+     * row) is never used again, even when a later holder of the key sits where it sat.
+     */
+    @Test
+    void aHolderFoundLostIsForgottenAndItsReleaseLeavesTheNextHolderAlone() throws Exception {
+        LockStore store = store();
+        for (LockMode mode : new LockMode[] {LockMode.SHARED, LockMode.INTENT_EXCLUSIVE}) {
+            LockKey key = Requests.uniqueKey(clientId, "forgotten");
+            LockHandle lost = store.acquire(Requests.request(key, "lost", mode), LEASE).record().handle();
+            assertThat(store.releaseEvery(key)).hasSize(1);
+            assertThat(store.renew(List.of(lost), LEASE)).as("%s", mode).containsEntry(lost, HoldState.LOST);
+            assertThat(store.check(List.of(lost))).containsEntry(lost, HoldState.LOST);
+
+            LockHandle next = store.acquire(Requests.request(key, "next", mode), LEASE).record().handle();
+            assertThat(store.release(lost)).as("the lost holder's release, %s", mode).isFalse();
+            assertThat(store.check(List.of(next))).as("the next holder, %s", mode).containsEntry(next, HoldState.HELD);
+            assertThat(store.renew(List.of(lost, next), LEASE)).containsEntry(lost, HoldState.LOST)
+                    .containsEntry(next, HoldState.HELD);
+            assertThat(store.release(next)).isTrue();
+            assertThat(store.read(key)).isEmpty();
+        }
+    }
+
     @Test
     void anAbortMarksEveryReaderThenAndNoLaterOne() throws Exception {
         LockStore store = store();

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * Everything a store must pass: the SPI rules ({@link LockStoreContract}) and the lock manager's behaviour on it
- * ({@link LockManagerContract}), holds lent to guarded work ({@link GuardedHoldContract}), and on a store that supports them, hand-offs
+ * ({@link LockManagerContract}, {@link LossContract}), holds lent to guarded work ({@link GuardedHoldContract}), and on a store that supports them, hand-offs
  * between threads of a node ({@link HandOffContract}) and shared and hierarchical locks ({@link LockModeContract}). A store gets all of it by one small subclass that names the store:
  *
  * <pre>{@code
@@ -29,6 +29,14 @@ public abstract class StoreTck {
 
     @Nested
     class Engine extends LockManagerContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+
+    @Nested
+    class Losses extends LossContract {
         @Override
         protected LockStore store() {
             return StoreTck.this.store();

@@ -113,7 +113,7 @@ class WaitsTest {
     @Test
     void aWaitForALockWithALeaseOfItsOwnTakesItWithThatLease() throws Exception {
         LockManager a = node("a");
-        LockManager b = node("b");
+        LockManager b = node("b", store, Duration.ofMillis(20));
         CountDownLatch letGo = new CountDownLatch(1);
         holdUntil(a, "job", letGo);
         holdUntil(a, "report", letGo);

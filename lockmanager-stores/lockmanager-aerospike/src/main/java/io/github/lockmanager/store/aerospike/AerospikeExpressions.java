@@ -10,6 +10,7 @@ import com.aerospike.client.cdt.ListReturnType;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.store.support.FencingEpoch;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,7 +116,7 @@ final class AerospikeExpressions {
     static Exp nextFence(LockRequest request) {
         return Exp.cond(present(request.handle().ownerToken(), HOLDERS_OR_EMPTY), Exp.unknown(),
                 Exp.binExists(FENCE), Exp.add(Exp.intBin(FENCE), Exp.val(1L)),
-                Exp.mul(NOW, Exp.val(1000L)));
+                Exp.mul(NOW, Exp.val(FencingEpoch.TOKENS_PER_MILLISECOND)));
     }
 
     /**

@@ -52,11 +52,13 @@ import static io.github.lockmanager.store.aerospike.AerospikeLayout.RELEASED_BY;
  * maps). Exclusive locks only. Thread-safe.
  */
 public final class AerospikeRecordData {
-    private final AerospikeLockStore store;
+    private final AerospikeAccess access;
+    private final String storeName;
 
     /** @param store the store whose records hold the data; the managers that take the locks use it */
     public AerospikeRecordData(AerospikeLockStore store) {
-        this.store = Require.notNull(store, "store");
+        this.access = Require.notNull(store, "store").access();
+        this.storeName = store.toString();
     }
 
     /**
@@ -66,13 +68,13 @@ public final class AerospikeRecordData {
      */
     public Map<String, Object> read(LockResource held) throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
-        Policy policy = store.client().copyReadPolicyDefault();
+        Policy policy = access.client().copyReadPolicyDefault();
         policy.filterExp = Exp.build(AerospikeExpressions.live(handle.ownerToken(), NOW, Exp.mapBin(HOLDERS)));
         policy.failOnFilteredOut = true;
-        Record record = store.call("read the data of lock '" + handle.key().name() + "'", timeout -> {
+        Record record = access.call("read the data of lock '" + handle.key().name() + "'", timeout -> {
             policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
             try {
-                return store.client().get(policy, store.lockKey(handle.key()));
+                return access.client().get(policy, access.lockKey(handle.key()));
             } catch (AerospikeException e) {
                 if (e.getResultCode() == ResultCode.FILTERED_OUT || e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
                     return null;
@@ -135,20 +137,20 @@ public final class AerospikeRecordData {
                     Exp.mapBin(HOLDERS))), ExpWriteFlags.DEFAULT));
             ops.add(Operation.put(new Bin(RELEASED_BY, handle.ownerToken())));
         }
-        WritePolicy policy = store.client().copyWritePolicyDefault();
+        WritePolicy policy = access.client().copyWritePolicyDefault();
         policy.filterExp = Exp.build(AerospikeExpressions.live(handle.ownerToken(), NOW, Exp.mapBin(HOLDERS)));
         policy.failOnFilteredOut = true;
         policy.expiration = -2;
         policy.commitLevel = com.aerospike.client.policy.CommitLevel.COMMIT_ALL;
-        Key key = store.lockKey(handle.key());
+        Key key = access.lockKey(handle.key());
         if (ops.isEmpty()) {
             ops.add(Operation.get(HOLDERS));
         }
         Operation[] operations = ops.toArray(new Operation[0]);
-        return store.call("write the data of lock '" + handle.key().name() + "'", timeout -> {
+        return access.call("write the data of lock '" + handle.key().name() + "'", timeout -> {
             policy.totalTimeout = (int) Math.min(Integer.MAX_VALUE, timeout);
             try {
-                store.client().operate(policy, key, operations);
+                access.client().operate(policy, key, operations);
                 return true;
             } catch (AerospikeException e) {
                 if (e.getResultCode() == ResultCode.FILTERED_OUT || e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
@@ -160,7 +162,7 @@ public final class AerospikeRecordData {
     }
 
     private boolean releasedBy(Key key, LockHandle handle) {
-        Record record = store.client().get(null, key, RELEASED_BY);
+        Record record = access.client().get(null, key, RELEASED_BY);
         return record != null && handle.ownerToken().equals(record.getString(RELEASED_BY));
     }
 
@@ -174,11 +176,11 @@ public final class AerospikeRecordData {
 
     private LockLostException lost(LockHandle handle, String consequence) {
         return new LockLostException("lock '" + handle.key().name() + "' (" + handle.key().level() + ") is no longer "
-                + "this acquisition's in " + store + ": its lease ran out or it was taken; " + consequence);
+                + "this acquisition's in " + storeName + ": its lease ran out or it was taken; " + consequence);
     }
 
     @Override
     public String toString() {
-        return "AerospikeRecordData[" + store + "]";
+        return "AerospikeRecordData[" + storeName + "]";
     }
 }

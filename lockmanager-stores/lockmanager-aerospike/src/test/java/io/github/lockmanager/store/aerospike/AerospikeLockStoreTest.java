@@ -39,7 +39,7 @@ class AerospikeLockStoreTest {
     }
 
     private static Record record(LockKey key) {
-        return client.get(null, store.lockKey(key));
+        return client.get(null, store.access().lockKey(key));
     }
 
     @Test

@@ -67,13 +67,13 @@ class AerospikeNamespaceTest {
     void onlyNotFoundAndAFailedOwnershipFilterMeanLost() {
         Key key = new Key("test", "XDC#locks", "c#k");
 
-        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.KEY_NOT_FOUND_ERROR, null))).isEqualTo(HoldState.LOST);
-        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.FILTERED_OUT, null))).isEqualTo(HoldState.LOST);
-        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.TIMEOUT, null))).as("a timeout tells nothing").isNull();
-        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.DEVICE_OVERLOAD, null))).isNull();
-        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.OK, new Record(Map.of("aborted", false), 1, 10))))
+        assertThat(AerospikeBatches.answer(batchRecord(key, ResultCode.KEY_NOT_FOUND_ERROR, null))).isEqualTo(HoldState.LOST);
+        assertThat(AerospikeBatches.answer(batchRecord(key, ResultCode.FILTERED_OUT, null))).isEqualTo(HoldState.LOST);
+        assertThat(AerospikeBatches.answer(batchRecord(key, ResultCode.TIMEOUT, null))).as("a timeout tells nothing").isNull();
+        assertThat(AerospikeBatches.answer(batchRecord(key, ResultCode.DEVICE_OVERLOAD, null))).isNull();
+        assertThat(AerospikeBatches.answer(batchRecord(key, ResultCode.OK, new Record(Map.of("aborted", false), 1, 10))))
                 .isEqualTo(HoldState.HELD);
-        assertThat(AerospikeLockStore.answer(batchRecord(key, ResultCode.OK, new Record(Map.of("aborted", true), 1, 10))))
+        assertThat(AerospikeBatches.answer(batchRecord(key, ResultCode.OK, new Record(Map.of("aborted", true), 1, 10))))
                 .isEqualTo(HoldState.ABORT_REQUESTED);
     }
 
@@ -81,11 +81,11 @@ class AerospikeNamespaceTest {
     void whatAServerSaysWhileItStartsOrIsBusyIsRetried() {
         for (int code : new int[]{ResultCode.PARTITION_UNAVAILABLE, ResultCode.INVALID_NODE_ERROR, ResultCode.TIMEOUT,
                 ResultCode.SERVER_NOT_AVAILABLE, ResultCode.KEY_BUSY, ResultCode.DEVICE_OVERLOAD}) {
-            assertThat(AerospikeLockStore.isTransient(new AerospikeException(code))).as(ResultCode.getResultString(code))
+            assertThat(AerospikeAccess.isTransient(new AerospikeException(code))).as(ResultCode.getResultString(code))
                     .isTrue();
         }
-        assertThat(AerospikeLockStore.isTransient(new AerospikeException(ResultCode.FILTERED_OUT))).isFalse();
-        assertThat(AerospikeLockStore.isTransient(new AerospikeException(ResultCode.PARAMETER_ERROR))).isFalse();
+        assertThat(AerospikeAccess.isTransient(new AerospikeException(ResultCode.FILTERED_OUT))).isFalse();
+        assertThat(AerospikeAccess.isTransient(new AerospikeException(ResultCode.PARAMETER_ERROR))).isFalse();
     }
 
     private static BatchRecord batchRecord(Key key, int resultCode, Record record) {

@@ -1,7 +1,6 @@
 package io.github.lockmanager.store.hbase;
 
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.internal.Require;
@@ -12,32 +11,24 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.HolderRegistry;
 import io.github.lockmanager.store.support.RetryPolicy;
-import io.github.lockmanager.store.support.RetryPolicy.Failure;
 import io.github.lockmanager.store.support.StoreBuilder;
 import io.github.lockmanager.store.hbase.HolderSlots.Held;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CompareOperator;
-import org.apache.hadoop.hbase.DoNotRetryIOException;
-import org.apache.hadoop.hbase.TableExistsException;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.AsyncConnection;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
-import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
@@ -48,12 +39,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.ABORT;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.COUNTER;
@@ -79,10 +67,9 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
  *
  * <p>Storage: a row stays after its lock is released, so that its counter keeps growing, until it has been
  * idle for the {@linkplain Builder#idleRecordRetention retention}; then {@link #purgeIdleRecords()} deletes it. A
- * row's first acquisition sets its counter to {@code 1 + 1000 * t}, {@code t} being the region server's time in
- * ms; every later one adds 1. Fewer than 1000 acquisitions of one key fit in a millisecond, so every token of a
- * row stays below {@code 1000 * (its last acquisition + 1 ms)}, and a row created after the purge starts above
- * all of them, as long as the region servers' clocks agree within the retention.
+ * row's tokens follow the kit's {@link io.github.lockmanager.store.support.FencingEpoch} rule on the region server's
+ * clock (its first acquisition starts the counter there; every later one adds 1), so a row created after the purge
+ * starts above every token of the old one, as long as the region servers' clocks agree within the retention.
  *
  * <p>The store uses the {@link Connection} it is given for {@link #initialize()}, and closes it on {@link #close()}
  * only when the builder was told so with {@link Builder#closeConnectionOnClose(boolean)}. Its lock calls go through
@@ -96,21 +83,20 @@ public final class HBaseLockStore implements LockStore {
     private final Connection connection;
     private final TableName tableName;
     private final boolean closeConnection;
-    private final Duration operationTimeout;
     private final Duration idleRecordRetention;
-    private final RetryPolicy retries;
+    private final HBaseAccess access;
     private final SharedHolders holders = new SharedHolders();
-    /** The calls' connection ({@link LockTable} says why async): opened at the first call, again if that failed. */
-    private final AtomicReference<CompletableFuture<AsyncConnection>> asyncConnection = new AtomicReference<>();
-    private volatile boolean closed;
+    private final HBaseBatches batches = new HBaseBatches(holders);
+
+    /** Exclusive grants on a fresh counter, with the token their release stores in it ({@link FencingCounter}). */
+    private final HolderRegistry<Long> freshTokens = new HolderRegistry<>();
 
     private HBaseLockStore(Builder builder) {
         this.connection = builder.connection;
         this.tableName = builder.tableName;
         this.closeConnection = builder.closeConnection;
-        this.operationTimeout = builder.getOperationTimeout();
         this.idleRecordRetention = builder.getIdleRecordRetention();
-        this.retries = builder.getRetries();
+        this.access = new HBaseAccess(connection, tableName, builder.getOperationTimeout(), builder.getRetries());
     }
 
     public static Builder builder(Connection connection) {
@@ -166,54 +152,7 @@ public final class HBaseLockStore implements LockStore {
      */
     @Override
     public void initialize() throws LockManagerException {
-        try (Admin admin = connection.getAdmin()) {
-            boolean exists;
-            try {
-                exists = admin.tableExists(tableName);
-            } catch (IOException e) {
-                throw unreachable(e);
-            }
-            if (!exists) {
-                try {
-                    admin.createTable(HBaseTableLayout.descriptor(tableName), HBaseTableLayout.splitKeys());
-                    log.info("Created lock table {} with {} regions", tableName, HBaseTableLayout.REGIONS);
-                    return;
-                } catch (TableExistsException e) {
-                    log.debug("Lock table {} was created by another node meanwhile", tableName);
-                }
-            }
-            List<String> correctness = new ArrayList<>();
-            List<String> tuning = new ArrayList<>();
-            HBaseTableLayout.compare(admin.getDescriptor(tableName), admin.getRegions(tableName).size(), correctness,
-                    tuning);
-            if (!correctness.isEmpty()) {
-                throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "lock table " + tableName
-                        + " exists with a layout the store cannot use: " + String.join("; ", correctness)
-                        + ". Alter the column family or choose another table name.");
-            }
-            if (!tuning.isEmpty()) {
-                log.warn("Lock table {} differs from the recommended layout: {}. Locks work; alter it when convenient.",
-                        tableName, String.join("; ", tuning));
-            }
-        } catch (IOException e) {
-            if (RetryPolicy.isInterruption(e)) {
-                Thread.currentThread().interrupt();
-                throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "creating lock table " + tableName
-                        + " was interrupted", e);
-            }
-            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "could not create or inspect lock table "
-                    + tableName + ": " + e, e);
-        }
-    }
-
-    private LockManagerException unreachable(IOException e) {
-        if (RetryPolicy.isInterruption(e)) {
-            Thread.currentThread().interrupt();
-        }
-        String quorum = connection.getConfiguration().get("hbase.zookeeper.quorum") + " (client port "
-                + connection.getConfiguration().get("hbase.zookeeper.property.clientPort", "2181") + ")";
-        return new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not reach the HBase cluster of ZooKeeper "
-                + "quorum " + quorum + " to look up lock table " + tableName + ": " + e, e);
+        new HBaseSchema(connection, tableName).createOrCheck();
     }
 
     @Override
@@ -221,15 +160,15 @@ public final class HBaseLockStore implements LockStore {
         LockHandle handle = request.handle();
         long leaseMillis = lease.toMillis();
         if (request.mode() != LockMode.EXCLUSIVE) {
-            return call("acquire lock '" + handle.key().name() + "' " + request.mode(),
+            return access.call("acquire lock '" + handle.key().name() + "' " + request.mode(),
                     table -> holders.acquire(table, request, leaseMillis));
         }
         byte[] row = rowKey(handle.key().storageKey());
         byte[] owner = Bytes.toBytes(handle.ownerToken());
-        return call("acquire lock '" + handle.key().name() + "'", table -> {
+        return access.call("acquire lock '" + handle.key().name() + "'", table -> {
             long lockTime = System.currentTimeMillis();
             RowMutations mutations = new RowMutations(row, 3);
-            mutations.add(leasedOwner(row, owner, leaseMillis));
+            mutations.add(HBaseTableLayout.leasedOwner(row, owner, leaseMillis));
             mutations.add(new Put(row).addColumn(FAMILY, META,
                     LockMeta.encode(request.nodeId(), request.threadName(), lockTime, leaseMillis)));
             mutations.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
@@ -268,7 +207,7 @@ public final class HBaseLockStore implements LockStore {
      * The acquisition {@code granted} if {@code write} applies (its token from the counter the write moved), or if
      * it times out and the row shows it applied; {@code null} if refused.
      */
-    private static AcquireResult takeIf(LockTable table, byte[] row, CheckAndMutate write, LockRecord granted)
+    private AcquireResult takeIf(LockTable table, byte[] row, CheckAndMutate write, LockRecord granted)
             throws IOException {
         CheckAndMutateResult written;
         try {
@@ -286,13 +225,11 @@ public final class HBaseLockStore implements LockStore {
         if (!written.isSuccess() || counter == null) {
             return null;
         }
-        return settle(table, row, new LockRecord(granted.handle(), granted.nodeId(), granted.threadName(),
-                granted.lockTime(), granted.expirationTime(), LockStatus.RUNNING,
-                Bytes.toLong(CellUtil.cloneValue(counter))), counter);
+        return settle(table, row, granted, counter);
     }
 
     /** This acquisition if {@code read} shows it as the row's owner, else a refusal naming a holder. */
-    private static AcquireResult ownOr(LockTable table, byte[] row, Result read, LockHandle handle) throws IOException {
+    private AcquireResult ownOr(LockTable table, byte[] row, Result read, LockHandle handle) throws IOException {
         Optional<LockRecord> current = LockRows.exclusive(read);
         if (current.isPresent() && current.get().handle().equals(handle)) {
             return settle(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
@@ -300,88 +237,48 @@ public final class HBaseLockStore implements LockStore {
         return AcquireResult.heldBy(current.or(() -> LockRows.anyHolder(read)).orElse(null));
     }
 
-    private static AcquireResult settle(LockTable table, byte[] row, LockRecord record, Cell counter)
-            throws IOException {
-        return FencingCounter.settle(table, row,
+    /**
+     * The grant {@code record} with its token from {@code counter}; a grant on a fresh counter is remembered, for its
+     * release to store its token in the counter ({@link FencingCounter}).
+     */
+    private AcquireResult settle(LockTable table, byte[] row, LockRecord record, Cell counter) throws IOException {
+        AcquireResult result = FencingCounter.settle(table, row,
                 HolderFilters.is(OWNER, Bytes.toBytes(record.handle().ownerToken())), record, counter);
+        if (result.isAcquired() && CounterCell.isFresh(counter)) {
+            freshTokens.remember(record.handle(), result.record().fencingToken());
+        }
+        return result;
     }
 
     @Override
     public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
-        long leaseMillis = lease.toMillis();
-        return call("renew " + handles.size() + " locks", table -> {
-            List<Row> actions = new ArrayList<>(handles.size() * 2);
-            List<Held> slotted = new ArrayList<>(handles.size());
-            for (LockHandle handle : handles) {
-                Held held = holders.of(handle);
-                slotted.add(held);
-                if (held != null) {
-                    SharedHolders.addRenewal(held, leaseMillis, actions);
-                    continue;
-                }
-                byte[] row = rowKey(handle.key().storageKey());
-                byte[] owner = Bytes.toBytes(handle.ownerToken());
-                // the lease in the meta cell is the acquisition's, which renews with the same lease
-                actions.add(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner)
-                        .build(leasedOwner(row, owner, leaseMillis)));
-                actions.add(new Get(row).addColumn(FAMILY, ABORT));
-            }
-            List<Object> results = table.batch(actions);
-            Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
-            for (int i = 0; i < handles.size(); i++) {
-                LockHandle handle = handles.get(i);
-                if (slotted.get(i) != null) {
-                    answers.put(handle, holders.renewed(handle, slotted.get(i),
-                            (CheckAndMutateResult) results.get(2 * i), (Result) results.get(2 * i + 1)));
-                    continue;
-                }
-                boolean renewed = ((CheckAndMutateResult) results.get(2 * i)).isSuccess();
-                byte[] abortFor = ((Result) results.get(2 * i + 1)).getValue(FAMILY, ABORT);
-                answers.put(handle, HoldState.of(renewed, Arrays.equals(abortFor, Bytes.toBytes(handle.ownerToken()))));
-            }
-            return answers;
-        });
+        return freshTokens.forgetLost(access.call("renew " + handles.size() + " locks",
+                table -> batches.renew(table, handles, lease)));
     }
 
     @Override
     public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
-        return call("check " + handles.size() + " locks", table -> {
-            List<Get> gets = new ArrayList<>(handles.size());
-            List<Held> slotted = new ArrayList<>(handles.size());
-            for (LockHandle handle : handles) {
-                Held held = holders.of(handle);
-                slotted.add(held);
-                gets.add(held != null ? SharedHolders.checkOf(held)
-                        : new Get(rowKey(handle.key().storageKey())).addColumn(FAMILY, OWNER).addColumn(FAMILY, ABORT));
-            }
-            List<Result> results = table.get(gets);
-            Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
-            for (int i = 0; i < handles.size(); i++) {
-                if (slotted.get(i) != null) {
-                    answers.put(handles.get(i), holders.checked(handles.get(i), slotted.get(i), results.get(i)));
-                    continue;
-                }
-                byte[] owner = Bytes.toBytes(handles.get(i).ownerToken());
-                Result result = results.get(i);
-                answers.put(handles.get(i), HoldState.of(Arrays.equals(owner, result.getValue(FAMILY, OWNER)),
-                        Arrays.equals(owner, result.getValue(FAMILY, ABORT))));
-            }
-            return answers;
-        });
+        return freshTokens.forgetLost(access.call("check " + handles.size() + " locks",
+                table -> batches.check(table, handles)));
     }
 
     @Override
     public boolean release(LockHandle handle) throws LockManagerException {
         Held held = holders.of(handle);
         if (held != null) {
-            return call("release lock '" + handle.key().name() + "' " + held.cell().mode(),
+            return access.call("release lock '" + handle.key().name() + "' " + held.cell().mode(),
                     table -> holders.release(table, handle, held));
         }
         byte[] row = rowKey(handle.key().storageKey());
         byte[] owner = Bytes.toBytes(handle.ownerToken());
-        return call("release lock '" + handle.key().name() + "'", table -> {
+        Long freshToken = freshTokens.forget(handle);
+        return access.call("release lock '" + handle.key().name() + "'", table -> {
             // an abort mark counts only while it names the owner, so it needs no write of its own
             Put free = new Put(row).addColumn(FAMILY, OWNER, FREE);
+            if (freshToken != null) {
+                // the first holder of a fresh counter leaves its token there, so the next grant needs no second write
+                free.addColumn(FAMILY, COUNTER, Bytes.toBytes(freshToken));
+            }
             try {
                 // not the owner: possibly a holder in another mode that another node took (a force-release)
                 return table.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, owner).build(free))
@@ -398,12 +295,12 @@ public final class HBaseLockStore implements LockStore {
 
     @Override
     public Optional<LockRecord> read(LockKey key) throws LockManagerException {
-        return call("read lock '" + key.name() + "'", table -> LockRows.anyHolder(table.get(LockRows.fullRow(rowKey(key.storageKey())))));
+        return access.call("read lock '" + key.name() + "'", table -> LockRows.anyHolder(table.get(LockRows.fullRow(rowKey(key.storageKey())))));
     }
 
     @Override
     public List<LockRecord> list() throws LockManagerException {
-        return call("list locks", table -> {
+        return access.call("list locks", table -> {
             SingleColumnValueFilter locked = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.NOT_EQUAL, FREE);
             locked.setFilterIfMissing(true);
             List<LockRecord> records = new ArrayList<>();
@@ -419,7 +316,7 @@ public final class HBaseLockStore implements LockStore {
     @Override
     public boolean markAbort(LockKey key) throws LockManagerException {
         byte[] row = rowKey(key.storageKey());
-        return call("abort lock '" + key.name() + "'", table -> {
+        return access.call("abort lock '" + key.name() + "'", table -> {
             // the owner may change between the read and the write; a few rounds settle it
             for (int round = 0; round < 3; round++) {
                 Result read = table.get(LockRows.fullRow(row));
@@ -438,55 +335,17 @@ public final class HBaseLockStore implements LockStore {
     }
 
     /**
-     * Deletes the lock cells of rows without a live lock whose newest lock cell is older than the idle record
-     * retention (the whole row, unless {@link HBaseRowData} keeps data in it), each by
-     * a delete conditional on the counter it was seen with: a row acquired meanwhile has moved its counter and
-     * stays. The delete marker carries the newest cell's timestamp rather than the server's time, so that it masks
-     * only what was seen and never the put of an acquisition in the same millisecond.
+     * Deletes the rows without a live lock that have been idle for the retention ({@link HBasePurge}), each by a
+     * delete conditional on the counter it was seen with.
      */
     @Override
     public int purgeIdleRecords() throws LockManagerException {
-        return call("purge idle rows", table -> {
-            long cutoff = System.currentTimeMillis() - idleRecordRetention.toMillis();
-            // owner tokens are never empty: only rows without a live exclusive owner pass
-            SingleColumnValueFilter free = new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, FREE);
-            free.setFilterIfMissing(false);
-            FilterList unowned = new FilterList(FilterList.Operator.MUST_PASS_ONE, free,
-                    new SingleColumnValueFilter(FAMILY, OWNER, CompareOperator.EQUAL, SHARED_OWNER));
-            int purged = 0;
-            try (ResultScanner scanner = table.scanner(new Scan().addFamily(FAMILY).setFilter(unowned).setCaching(500))) {
-                for (Result result : scanner) {
-                    byte[] counter = result.getValue(FAMILY, COUNTER);
-                    long newest = newestCell(result);
-                    if (counter == null || newest >= cutoff || !LockRows.records(result).isEmpty()) {
-                        continue;
-                    }
-                    // the lock's family only: data that HBaseRowData keeps in the row is the caller's
-                    if (table.checkAndMutate(CheckAndMutate.newBuilder(result.getRow()).ifEquals(FAMILY, COUNTER, counter)
-                            .build(new Delete(result.getRow()).addFamily(FAMILY, newest))).isSuccess()) {
-                        purged++;
-                    }
-                }
-            }
-            return purged;
-        });
-    }
-
-    private static long newestCell(Result result) {
-        long newest = Long.MIN_VALUE;
-        for (Cell cell : result.rawCells()) {
-            newest = Math.max(newest, cell.getTimestamp());
-        }
-        return newest;
+        return access.call("purge idle rows", table -> HBasePurge.purge(table, idleRecordRetention));
     }
 
     @Override
     public void close() {
-        closed = true;
-        CompletableFuture<AsyncConnection> opened = asyncConnection.getAndSet(null);
-        if (opened != null) {
-            opened.thenAccept(HBaseLockStore::close);
-        }
+        access.close();
         if (closeConnection) {
             try {
                 connection.close();
@@ -496,12 +355,9 @@ public final class HBaseLockStore implements LockStore {
         }
     }
 
-    TableName tableName() {
-        return tableName;
-    }
-
-    Connection connection() {
-        return connection;
+    /** The means the store's parts share ({@link HBaseRowData}). */
+    HBaseAccess access() {
+        return access;
     }
 
     HolderSlots holderSlots() {
@@ -522,58 +378,8 @@ public final class HBaseLockStore implements LockStore {
 
     @Override
     public String toString() {
-        return "HBaseLockStore[" + tableName + "]";
+        return access.toString();
     }
 
-    /**
-     * The owner cell with the lease as its TTL, in a Put of its own: a Put's TTL applies to every cell in it, and
-     * the other cells of the lock must not expire while renewals keep the owner cell alive.
-     */
-    private static Put leasedOwner(byte[] row, byte[] owner, long leaseMillis) {
-        return new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(leaseMillis);
-    }
 
-    @FunctionalInterface
-    interface TableCall<T> {
-        T run(LockTable table) throws IOException;
-    }
-
-    /** Runs {@code body} on the table, retried as the store's policy says, within the operation timeout. */
-    <T> T call(String what, TableCall<T> body) throws LockManagerException {
-        return retries.call(what + " in HBase table " + tableName, operationTimeout, FAILURES, remaining -> {
-            return body.run(LockTable.of(asyncConnection(), tableName, remaining));
-        });
-    }
-
-    private CompletableFuture<AsyncConnection> asyncConnection() throws DoNotRetryIOException {
-        while (true) {
-            CompletableFuture<AsyncConnection> current = asyncConnection.get();
-            if (closed) {
-                throw new DoNotRetryIOException(this + " is closed");
-            }
-            if (current != null && !current.isCompletedExceptionally()) {
-                return current;
-            }
-            // the same configuration and, as the connection of most applications, the current user
-            CompletableFuture<AsyncConnection> opening = ConnectionFactory.createAsyncConnection(
-                    connection.getConfiguration());
-            if (asyncConnection.compareAndSet(current, opening) && !closed) {
-                return opening;
-            }
-            // another call opened one first, or the store closed meanwhile
-            asyncConnection.compareAndSet(opening, null);
-            opening.thenAccept(HBaseLockStore::close);
-        }
-    }
-
-    private static void close(AsyncConnection opened) {
-        try {
-            opened.close();
-        } catch (IOException e) {
-            log.warn("Closing the HBase async connection of the lock store failed: {}", e.toString());
-        }
-    }
-
-    private static final RetryPolicy.Classifier FAILURES = e -> e instanceof IOException
-            && !(e instanceof DoNotRetryIOException) ? Failure.TRANSIENT : Failure.PERMANENT;
 }

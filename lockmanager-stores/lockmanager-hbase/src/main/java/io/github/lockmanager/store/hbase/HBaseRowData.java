@@ -55,7 +55,7 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.RELEASED_BY;
  * are the caller's. Thread-safe.
  */
 public final class HBaseRowData {
-    private final HBaseLockStore store;
+    private final HBaseAccess store;
     private final byte[] family;
 
     /**
@@ -64,7 +64,7 @@ public final class HBaseRowData {
      * @throws IllegalArgumentException if the family name is empty, not a valid family name, or {@code D}
      */
     public HBaseRowData(HBaseLockStore store, String family) {
-        this.store = Require.notNull(store, "store");
+        this.store = Require.notNull(store, "store").access();
         Require.notEmpty(family, "family");
         try {
             ColumnFamilyDescriptorBuilder.isLegalColumnFamilyName(Bytes.toBytes(family));

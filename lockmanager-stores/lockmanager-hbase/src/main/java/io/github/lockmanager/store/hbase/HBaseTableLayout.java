@@ -1,8 +1,10 @@
 package io.github.lockmanager.store.hbase;
 
+import io.github.lockmanager.store.support.HolderMarks;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
@@ -53,8 +55,9 @@ final class HBaseTableLayout {
     static final byte[] RELEASED_BY = Bytes.toBytes("r");
     /** The owner cell's value of a released lock. */
     static final byte[] FREE = new byte[0];
-    /** The owner cell's value while holder slots may be taken; no acquisition's token is this. */
-    static final byte[] SHARED_OWNER = Bytes.toBytes("~shared");
+
+    /** The owner cell's value while holder slots may be taken ({@link HolderMarks#SHARED}). */
+    static final byte[] SHARED_OWNER = Bytes.toBytes(HolderMarks.SHARED);
     static final byte[] HOLDER_PREFIX = Bytes.toBytes("h");
     static final byte[] SLOT_ABORT_PREFIX = Bytes.toBytes("x");
     /** Slot numbers are two bytes. */
@@ -139,5 +142,13 @@ final class HBaseTableLayout {
         if (regions != REGIONS) {
             tuning.add("the table has " + regions + " regions, not " + REGIONS);
         }
+    }
+
+    /**
+     * The owner cell with the lease as its TTL, in a Put of its own: a Put's TTL applies to every cell in it, and
+     * the other cells of the lock must not expire while renewals keep the owner cell alive.
+     */
+    static Put leasedOwner(byte[] row, byte[] owner, long leaseMillis) {
+        return new Put(row).addColumn(FAMILY, OWNER, owner).setTTL(leaseMillis);
     }
 }

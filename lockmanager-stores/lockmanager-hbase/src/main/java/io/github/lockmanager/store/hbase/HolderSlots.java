@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.hbase;
 
 import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.store.support.HolderRegistry;
 
 import java.util.BitSet;
 import java.util.HashMap;
@@ -18,7 +19,7 @@ final class HolderSlots {
     record Held(byte[] row, int slot, byte[] prefix, HolderCell cell) {
     }
 
-    private final Map<LockHandle, Held> held = new HashMap<>();
+    private final HolderRegistry<Held> held = new HolderRegistry<>();
     private final Map<String, BitSet> claimed = new HashMap<>();
 
     /**
@@ -65,18 +66,18 @@ final class HolderSlots {
         return claimed.size();
     }
 
-    synchronized void hold(LockHandle handle, Held holder) {
-        held.put(handle, holder);
+    void hold(LockHandle handle, Held holder) {
+        held.remember(handle, holder);
     }
 
     /** The holder of {@code handle}, or {@code null} if it is not (or no longer) one of this store's slots. */
-    synchronized Held of(LockHandle handle) {
-        return held.get(handle);
+    Held of(LockHandle handle) {
+        return held.routeOf(handle);
     }
 
     /** Forgets the holder of {@code handle} and frees its slot for this store's next claims. */
-    synchronized void drop(LockHandle handle) {
-        Held gone = held.remove(handle);
+    void drop(LockHandle handle) {
+        Held gone = held.forget(handle);
         if (gone != null) {
             unclaim(handle.key().storageKey(), gone.slot());
         }

@@ -118,6 +118,6 @@ final class LockRows {
     }
 
     private static long counter(Result result) {
-        return Bytes.toLong(result.getValue(FAMILY, COUNTER));
+        return CounterCell.token(result.getColumnLatestCell(FAMILY, COUNTER));
     }
 }

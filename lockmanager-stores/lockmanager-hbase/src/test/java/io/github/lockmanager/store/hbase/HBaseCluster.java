@@ -21,6 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class HBaseCluster {
     static final String QUORUM_PROPERTY = "lockmanager.hbase.zookeeper.quorum";
     private static Connection connection;
+    /** The mini cluster, when the tests started one; {@code null} on an external cluster. */
+    private static HBaseTestingUtility miniCluster;
     private static final Map<String, HBaseLockStore> STORES = new ConcurrentHashMap<>();
 
     private HBaseCluster() {
@@ -35,6 +37,22 @@ final class HBaseCluster {
             }
         }
         return connection;
+    }
+
+    /**
+     * The RPCs the mini cluster's region servers have served so far; -1 on an external cluster, whose count the
+     * tests cannot read.
+     */
+    static synchronized long regionServerRequests() {
+        connection();
+        if (miniCluster == null) {
+            return -1;
+        }
+        long total = 0;
+        for (var server : miniCluster.getMiniHBaseCluster().getRegionServerThreads()) {
+            total += server.getRegionServer().getMetrics().getRegionServerWrapper().getTotalRequestCount();
+        }
+        return total;
     }
 
     /** An initialized store on {@code table}, one per table for the whole test JVM. */
@@ -69,6 +87,7 @@ final class HBaseCluster {
         util.startMiniZKCluster();
         util.startMiniHBaseCluster();
         System.out.printf("HBase mini cluster started in %d ms%n", (System.nanoTime() - start) / 1_000_000);
+        miniCluster = util;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 util.shutdownMiniCluster();

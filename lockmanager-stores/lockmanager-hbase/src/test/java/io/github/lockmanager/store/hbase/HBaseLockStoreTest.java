@@ -7,6 +7,7 @@ import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.store.support.FencingEpoch;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.testing.BusyThreadInterrupts;
 import io.github.lockmanager.testing.InstrumentedStore;
@@ -117,6 +118,8 @@ class HBaseLockStoreTest {
     /** Tables created by earlier releases have NEW_VERSION_BEHAVIOR and rows whose owner cell was deleted. */
     @Test
     void aTableWithNewVersionBehaviourStillKeepsLocks() throws Exception {
+        // a counter started on the region server's clock, as every counter of a row taken before is
+        long leftBehind = FencingEpoch.STARTED_FLOOR + 5_000;
         TableName name = TableName.valueOf("lockmanager_new_versions");
         try (Admin admin = connection.getAdmin()) {
             if (!admin.tableExists(name)) {
@@ -130,18 +133,18 @@ class HBaseLockStoreTest {
         try (Table table = connection.getTable(name)) {
             // what an earlier release left behind: a released lock's owner cell deleted, its counter kept
             byte[] row = rowKey(key);
-            table.put(new Put(row).addColumn(Bytes.toBytes("D"), Bytes.toBytes("c"), Bytes.toBytes(5_000L)));
+            table.put(new Put(row).addColumn(Bytes.toBytes("D"), Bytes.toBytes("c"), Bytes.toBytes(leftBehind)));
             table.put(new Put(row).addColumn(Bytes.toBytes("D"), Bytes.toBytes("o"), Bytes.toBytes("gone")));
             table.delete(new Delete(row).addColumns(Bytes.toBytes("D"), Bytes.toBytes("o")));
         }
         AcquireResult first = older.acquire(Requests.request(key, "first"), LEASE);
         assertThat(first.isAcquired()).isTrue();
-        assertThat(first.record().fencingToken()).isEqualTo(5_001L);
+        assertThat(first.record().fencingToken()).isEqualTo(leftBehind + 1);
         assertThat(older.acquire(Requests.request(key, "rival"), LEASE).isAcquired()).isFalse();
         assertThat(older.release(first.record().handle())).isTrue();
         assertThat(older.read(key)).isEmpty();
         AcquireResult second = older.acquire(Requests.request(key, "second"), LEASE);
-        assertThat(second.record().fencingToken()).isEqualTo(5_002L);
+        assertThat(second.record().fencingToken()).isEqualTo(leftBehind + 2);
         assertThat(older.release(second.record().handle())).isTrue();
     }
 

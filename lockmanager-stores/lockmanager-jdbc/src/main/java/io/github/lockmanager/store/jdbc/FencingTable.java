@@ -158,7 +158,7 @@ public final class FencingTable {
         SqlDialect known = dialect;
         if (known == null) {
             DatabaseMetaData meta = c.getMetaData();
-            known = SqlDialect.of(meta.getDatabaseProductName(), meta.getDatabaseMajorVersion(),
+            known = SqlDialects.of(meta.getDatabaseProductName(), meta.getDatabaseMajorVersion(),
                     meta.getDatabaseMinorVersion());
             if (known == null) {
                 throw new SQLFeatureNotSupportedException("fencing tables are not supported on "

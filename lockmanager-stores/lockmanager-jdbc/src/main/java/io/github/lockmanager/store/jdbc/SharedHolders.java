@@ -3,11 +3,12 @@ package io.github.lockmanager.store.jdbc;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;
-import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.store.support.FencingEpoch;
+import io.github.lockmanager.store.support.HolderMarks;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,10 +16,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
  * The holders of keys taken in a mode other than exclusive, in the holders table ({@code <table>_holders}): a row
@@ -40,10 +38,12 @@ import java.util.Optional;
  * acquisition finding a marked row without live holders takes it over ({@link #takeOver}).
  */
 final class SharedHolders {
-    /** The owner token of a key row whose holders are shared or intention-shared; no acquisition's token starts so. */
-    static final String SHARED_OWNER = "~shared";
+    /** The owner token of a key row whose holders are shared or intention-shared ({@link HolderMarks}). */
+    static final String SHARED_OWNER = HolderMarks.SHARED;
+
     /** The owner token of a key row whose holders are intention-exclusive or intention-shared. */
-    static final String INTENT_OWNER = "~intent";
+    static final String INTENT_OWNER = HolderMarks.INTENT;
+
     /** The marks in SQL, for {@code owner_token IN} and {@code NOT IN}. */
     static final String MARKS = "('" + SHARED_OWNER + "', '" + INTENT_OWNER + "')";
     /**
@@ -51,54 +51,64 @@ final class SharedHolders {
      * renewal or mark find it covering them without a write to the row. A crashed node's holders do not keep
      * writers out for longer by it: see {@link #takeOver}.
      */
-    private static final int ROW_LEASES_PER_HOLDER_LEASE = 2;
+    static final int ROW_LEASES_PER_HOLDER_LEASE = 2;
     /** How far apart two readings of the database clock in one statement may be, at the most. */
     private static final long CLOCK_READS_APART_MILLIS = 1000;
     /** A holder's columns: a record's, then its mode. */
-    private static final String COLUMNS = SqlDialect.COLUMNS + ", lock_mode";
+    static final String COLUMNS = SqlDialect.COLUMNS + ", lock_mode";
 
     private final SqlDialect dialect;
     private final String table;
     private final String holders;
+    private final HolderReads reads;
     private final String lockRow;
     private final String insertFreeRow;
-    private final String liveHoldersOfKey;
-    private final String anyLiveHolderOfKey;
     /** Writes a key row whose lock the transaction holds: a mark, or a writer taking a marked row over. */
     private final String setRow;
     /** The one-statement join, {@code null} where the database has none. */
     private final String joinMarked;
     private final String insertHolder;
-    private final String deleteHolder;
-    private final String abort;
-    private final String listLive;
-    private final String purge;
 
-    /** @param unflushed what ends a release's condition ({@link SqlDialect#commitWithoutFlush}, or nothing) */
-    SharedHolders(SqlDialect dialect, String table, String unflushed) {
+    SharedHolders(SqlDialect dialect, String table, HolderReads reads) {
         this.dialect = dialect;
+        this.reads = reads;
         this.table = table;
         this.holders = table + "_holders";
         String now = dialect.now();
         this.lockRow = "SELECT owner_token, expires_at, fencing_token, " + now + " FROM " + table
                 + " WHERE lock_key = ? FOR UPDATE";
         this.insertFreeRow = "INSERT INTO " + table + " (" + SqlDialect.COLUMNS + ", last_modified) VALUES (?, NULL, "
-                + "NULL, NULL, 'FREE', " + now + ", " + now + ", " + now + " * 1000, " + now + ")";
-        this.liveHoldersOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > ?";
-        this.anyLiveHolderOfKey = "SELECT " + COLUMNS + " FROM " + holders + " WHERE lock_key = ? AND expires_at > "
-                + now;
+                + "NULL, NULL, 'FREE', " + now + ", " + now + ", " + now + " * " + FencingEpoch.TOKENS_PER_MILLISECOND + ", " + now + ")";
         this.setRow = "UPDATE " + table + " SET owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', "
                 + "lock_time = ?, expires_at = ?, fencing_token = ?, last_modified = ? WHERE lock_key = ?";
         this.insertHolder = "INSERT INTO " + holders + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?)";
-        this.joinMarked = dialect.shareRows() == null ? null : "INSERT INTO " + holders + " (" + COLUMNS + ") "
+        this.joinMarked = !dialect.capabilities().sharedRowLocks() ? null : "INSERT INTO " + holders + " (" + COLUMNS + ") "
                 + "SELECT lock_key, ?, ?, ?, 'RUNNING', " + now + ", " + now + " + ?, fencing_token, ? FROM " + table
                 + " WHERE lock_key = ? AND owner_token IN (?, ?) AND expires_at >= " + now + " + ? "
                 + dialect.shareRows() + " RETURNING lock_time, expires_at, fencing_token";
-        this.deleteHolder = "DELETE FROM " + holders + " WHERE lock_key = ? AND owner_token = ? AND expires_at > " + now
-                + unflushed;
-        this.abort = "UPDATE " + holders + " SET status = 'ABORT' WHERE lock_key = ? AND expires_at > " + now;
-        this.listLive = "SELECT " + COLUMNS + " FROM " + holders + " WHERE expires_at > " + now;
-        this.purge = "DELETE FROM " + holders + " WHERE expires_at <= " + now;
+    }
+
+    /**
+     * Takes {@code request}'s holder place: joins a key already marked in one statement, else marks the key's row
+     * (creating it when absent) and joins, in a transaction.
+     *
+     * @throws SQLException also when the key's row was deleted while it was taken (a serialization failure, retried)
+     */
+    AcquireResult take(Connection c, LockRequest request, Duration lease) throws SQLException {
+        AcquireResult result = join(c, request, lease);
+        if (result != null) {
+            return result;
+        }
+        result = JdbcRows.inTransaction(c, () -> acquire(c, request, lease));
+        if (result == null) {
+            createFreeRow(c, request.handle().key());
+            result = JdbcRows.inTransaction(c, () -> acquire(c, request, lease));
+        }
+        if (result == null) {
+            throw new SQLException("the row of lock '" + request.handle().key().name() + "' was deleted while it was "
+                    + "being taken", "40001");
+        }
+        return result;
     }
 
     /**
@@ -114,7 +124,7 @@ final class SharedHolders {
             return null;
         }
         LockHandle handle = request.handle();
-        String thread = JdbcLockStore.storableThreadName(request.threadName());
+        String thread = JdbcRows.storableThreadName(request.threadName());
         String[] marks = marksAdmitting(request.mode());
         try (PreparedStatement join = c.prepareStatement(joinMarked)) {
             join.setString(1, handle.ownerToken());
@@ -164,7 +174,7 @@ final class SharedHolders {
     }
 
     static boolean isMark(String owner) {
-        return SHARED_OWNER.equals(owner) || INTENT_OWNER.equals(owner);
+        return HolderMarks.isMark(owner);
     }
 
     private void insertHolder(Connection c, LockRequest request, String thread, long now, long expiresAt, long token)
@@ -197,7 +207,7 @@ final class SharedHolders {
         if (row.owner != null && !isMark(row.owner) && row.expiresAt > row.now) {
             return AcquireResult.heldBy(readExclusive(c, handle.key()));
         }
-        for (LockRecord holder : liveHolders(c, handle.key(), row.now)) {
+        for (LockRecord holder : reads.live(c, handle.key(), row.now)) {
             // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
             if (holder.handle().equals(handle)) {
                 return AcquireResult.acquired(holder);
@@ -212,7 +222,7 @@ final class SharedHolders {
         if (isMark(row.owner)) {
             rowLease = Math.max(row.expiresAt, rowLease);
         }
-        String thread = JdbcLockStore.storableThreadName(request.threadName());
+        String thread = JdbcRows.storableThreadName(request.threadName());
         writeRow(c, markFor(request.mode(), row.owner), request, thread, row.now, rowLease, token);
         insertHolder(c, request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
@@ -231,13 +241,13 @@ final class SharedHolders {
         if (row == null || !isMark(row.owner)) {
             return null;
         }
-        List<LockRecord> live = liveHolders(c, handle.key(), row.now);
+        List<LockRecord> live = reads.live(c, handle.key(), row.now);
         if (!live.isEmpty()) {
             return AcquireResult.heldBy(live.get(0));
         }
         long expiresAt = row.now + lease.toMillis();
         long token = row.nextToken();
-        String thread = JdbcLockStore.storableThreadName(request.threadName());
+        String thread = JdbcRows.storableThreadName(request.threadName());
         writeRow(c, handle.ownerToken(), request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
                 Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token));
@@ -270,103 +280,10 @@ final class SharedHolders {
         }
     }
 
-    /**
-     * Removes {@code handle}'s holder if it is live. The key row keeps its mark and lease: the next holder of a
-     * compatible mode joins it in one statement, and a writer takes it over once no holder is live. Runs outside a
-     * transaction.
-     */
-    boolean release(Connection c, LockHandle handle) throws SQLException {
-        try (PreparedStatement delete = c.prepareStatement(deleteHolder)) {
-            delete.setString(1, handle.key().storageKey());
-            delete.setString(2, handle.ownerToken());
-            return delete.executeUpdate() > 0;
-        }
-    }
-
-    /**
-     * Renews the holders among {@code handles} that are live, and the key rows' leases with them; the answer has
-     * every handle given, {@link HoldState#LOST} for those not found. Runs in the caller's transaction.
-     */
-    Map<LockHandle, HoldState> renew(Connection c, List<LockHandle> handles, Duration lease, long timeoutMillis)
-            throws SQLException {
-        int n = JdbcLockStore.paddedSize(handles.size());
-        String now = dialect.now();
-        // the key rows first, as every transaction here takes them, and only those with one of these holders live:
-        // a row whose holders are all gone is left to run out (or to a writer's take-over)
-        try (PreparedStatement rows = JdbcLockStore.prepare(c, "UPDATE " + table + " t SET expires_at = GREATEST("
-                + "expires_at, " + now + " + ?), last_modified = " + now + " WHERE owner_token IN " + MARKS
-                + " AND lock_key IN (" + marks(n) + ") AND EXISTS (SELECT 1 FROM " + holders + " h WHERE "
-                + "h.lock_key = t.lock_key AND h.owner_token IN (" + marks(n) + ") AND h.expires_at > " + now + ")",
-                timeoutMillis)) {
-            rows.setLong(1, ROW_LEASES_PER_HOLDER_LEASE * lease.toMillis());
-            JdbcLockStore.bindBatch(rows, 2, handles, n);
-            rows.executeUpdate();
-        }
-        try (PreparedStatement renew = JdbcLockStore.prepare(c, "UPDATE " + holders + " SET expires_at = " + now
-                + " + ? WHERE lock_key IN (" + marks(n) + ") AND owner_token IN (" + marks(n) + ") AND expires_at > "
-                + now, timeoutMillis)) {
-            renew.setLong(1, lease.toMillis());
-            JdbcLockStore.bindBatch(renew, 2, handles, n);
-            renew.executeUpdate();
-        }
-        return states(c, handles, timeoutMillis);
-    }
-
-    /** Whether each of {@code handles} is a live holder, and whether an abort was asked of it. */
-    Map<LockHandle, HoldState> states(Connection c, List<LockHandle> handles, long timeoutMillis) throws SQLException {
-        int n = JdbcLockStore.paddedSize(handles.size());
-        try (PreparedStatement states = JdbcLockStore.prepare(c, "SELECT owner_token, status FROM " + holders
-                + " WHERE lock_key IN (" + marks(n) + ") AND owner_token IN (" + marks(n) + ") AND expires_at > "
-                + dialect.now(), timeoutMillis)) {
-            JdbcLockStore.bindBatch(states, 1, handles, n);
-            return JdbcLockStore.answers(handles, states);
-        }
-    }
-
-    /** Marks every live holder of {@code key}; {@code true} if there was one. */
-    boolean markAbort(Connection c, LockKey key) throws SQLException {
-        try (PreparedStatement mark = c.prepareStatement(abort)) {
-            mark.setString(1, key.storageKey());
-            return mark.executeUpdate() > 0;
-        }
-    }
-
-    /** A live holder of {@code key}, if any. */
-    Optional<LockRecord> readAny(Connection c, LockKey key) throws SQLException {
-        try (PreparedStatement read = c.prepareStatement(anyLiveHolderOfKey)) {
-            read.setString(1, key.storageKey());
-            try (ResultSet rs = read.executeQuery()) {
-                return rs.next() ? Optional.of(toRecord(rs, key)) : Optional.empty();
-            }
-        }
-    }
-
-    /** Every holder row of {@code key}, expired ones included until purged. */
-    List<LockRecord> inspect(Connection c, LockKey key) throws SQLException {
-        return liveHolders(c, key, Long.MIN_VALUE);
-    }
-
-    List<LockRecord> list(Connection c, long timeoutMillis) throws SQLException {
-        try (PreparedStatement list = JdbcLockStore.prepare(c, listLive, timeoutMillis); ResultSet rs = list.executeQuery()) {
-            List<LockRecord> records = new ArrayList<>();
-            while (rs.next()) {
-                records.add(toRecord(rs, null));
-            }
-            return records;
-        }
-    }
-
-    /** Deletes expired holders: their lease has ended, and the key's fencing counter lives in the key row. */
-    int purge(Connection c, long timeoutMillis) throws SQLException {
-        try (PreparedStatement delete = JdbcLockStore.prepare(c, purge, timeoutMillis)) {
-            return delete.executeUpdate();
-        }
-    }
-
     private record KeyRow(String owner, long expiresAt, long token, long now) {
         /** The token of an acquisition that takes or marks this row: the lock table's rule (see {@link SqlDialect}). */
         long nextToken() {
-            return Math.max(token + 1, now * 1000);
+            return FencingEpoch.next(token, now);
         }
     }
 
@@ -388,32 +305,8 @@ final class SharedHolders {
                 + " WHERE lock_key = ?")) {
             read.setString(1, key.storageKey());
             try (ResultSet rs = read.executeQuery()) {
-                return rs.next() ? JdbcLockStore.toRecord(rs, key) : null;
+                return rs.next() ? JdbcRows.toRecord(rs, key) : null;
             }
         }
-    }
-
-    private List<LockRecord> liveHolders(Connection c, LockKey key, long now) throws SQLException {
-        try (PreparedStatement read = c.prepareStatement(liveHoldersOfKey)) {
-            read.setString(1, key.storageKey());
-            read.setLong(2, now);
-            try (ResultSet rs = read.executeQuery()) {
-                List<LockRecord> live = new ArrayList<>();
-                while (rs.next()) {
-                    live.add(toRecord(rs, key));
-                }
-                return live;
-            }
-        }
-    }
-
-    private static LockRecord toRecord(ResultSet rs, LockKey key) throws SQLException {
-        LockRecord record = JdbcLockStore.toRecord(rs, key);
-        return new LockRecord(record.handle(), record.nodeId(), record.threadName(), record.lockTime(),
-                record.expirationTime(), record.status(), record.fencingToken(), LockMode.valueOf(rs.getString(9)));
-    }
-
-    private static String marks(int n) {
-        return JdbcLockStore.marks(n);
     }
 }

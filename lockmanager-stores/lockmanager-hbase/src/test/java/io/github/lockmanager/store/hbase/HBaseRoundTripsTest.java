@@ -1,0 +1,85 @@
+package io.github.lockmanager.store.hbase;
+
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * RPCs per lock+unlock, counted by the region servers: 2 on a key new to the table as on a key used before (the
+ * fencing epoch costs no write of its own), and the tokens still rise across a key's lives.
+ */
+class HBaseRoundTripsTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final int CYCLES = 100;
+
+    private final HBaseLockStore store = HBaseCluster.store("lockmanager_round_trips");
+    private final String client = "c" + UUID.randomUUID().toString().substring(0, 8);
+
+    @Test
+    void aNewKeyCostsTwoRpcsPerCycleAsAKnownOneDoes() throws Exception {
+        assumeTrue(HBaseCluster.regionServerRequests() >= 0, "RPCs are counted on the mini cluster only");
+        LockKey known = LockKey.xdc(client, "known");
+        cycle(known, "warm");
+        for (int i = 0; i < CYCLES; i++) {
+            // every region's location cached first, so that only the cycles' own RPCs are counted below
+            cycle(LockKey.xdc(client, "warm-" + i), "warm");
+        }
+
+        long before = HBaseCluster.regionServerRequests();
+        for (int i = 0; i < CYCLES; i++) {
+            cycle(LockKey.xdc(client, "fresh-" + i), "fresh");
+        }
+        long fresh = HBaseCluster.regionServerRequests() - before;
+        before = HBaseCluster.regionServerRequests();
+        for (int i = 0; i < CYCLES; i++) {
+            cycle(known, "again-" + i);
+        }
+        long again = HBaseCluster.regionServerRequests() - before;
+
+        assertThat(again).as("RPCs of %d cycles on a known key", CYCLES).isEqualTo(2L * CYCLES);
+        assertThat(fresh).as("RPCs of %d cycles on new keys", CYCLES).isEqualTo(2L * CYCLES);
+    }
+
+    @Test
+    void tokensRiseFromAKeysFirstHolderOnWhetherItReleasedOrNot() throws Exception {
+        LockKey key = LockKey.xdc(client, "lives");
+        LockRecord first = acquire(key, "first");
+        // the first holder's token stands for the counter's epoch, and a read of the row says the same
+        assertThat(store.read(key)).hasValueSatisfying(r -> assertThat(r.fencingToken()).isEqualTo(first.fencingToken()));
+        assertThat(store.releaseEvery(key)).hasSize(1);
+        LockRecord afterForce = acquire(key, "second");
+        assertThat(afterForce.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(store.release(afterForce.handle())).isTrue();
+        LockRecord third = acquire(key, "third");
+        assertThat(third.fencingToken()).isEqualTo(afterForce.fencingToken() + 1);
+        assertThat(store.release(third.handle())).isTrue();
+
+        LockKey other = LockKey.xdc(client, "released");
+        LockRecord one = acquire(other, "one");
+        assertThat(store.release(one.handle())).isTrue();
+        LockRecord two = acquire(other, "two");
+        assertThat(two.fencingToken()).as("after a release that stored the first token").isEqualTo(one.fencingToken() + 1);
+        assertThat(store.release(two.handle())).isTrue();
+    }
+
+    private void cycle(LockKey key, String owner) throws Exception {
+        LockRecord granted = acquire(key, owner);
+        assertThat(store.release(granted.handle())).isTrue();
+    }
+
+    private LockRecord acquire(LockKey key, String owner) throws Exception {
+        var result = store.acquire(LockRequest.of(new LockHandle(key, owner + ":" + UUID.randomUUID()), "node",
+                "thread", LockMode.EXCLUSIVE), LEASE);
+        assertThat(result.isAcquired()).as("acquire %s", key).isTrue();
+        return result.record();
+    }
+}
