@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What the manager-level suites share: nodes (managers on one store, each behind its own {@link InstrumentedStore})
@@ -119,6 +120,33 @@ public abstract class ContractNodes {
         assertThat(held.acquired.await(30, TimeUnit.SECONDS)).as("holder thread took the lock").isTrue();
         assertThat(held.failure.get()).as("holder thread failure").isNull();
         return held;
+    }
+
+    /**
+     * A thread of {@code node} that waits for {@code key}, held by another thread of the node
+     * ({@link LockManager#waitForLock(String, Duration)}), then holds it until {@link HeldElsewhere#letGo}; returns
+     * once the thread waits.
+     */
+    protected HeldElsewhere waitInThread(LockManager node, String key, String name) {
+        HeldElsewhere held = new HeldElsewhere();
+        held.thread = spawn(name, () -> {
+            try (LockResource lock = node.waitForLock(key, Duration.ofSeconds(60))) {
+                held.resource = lock;
+                held.acquired.countDown();
+                held.letGo.await();
+            } catch (Exception e) {
+                held.failure.set(e);
+                held.acquired.countDown();
+            }
+        });
+        awaitWaiting(held.thread);
+        return held;
+    }
+
+    /** Until {@code thread} waits for the holder of its node (a refusal here makes no store call, so only that). */
+    protected static void awaitWaiting(Thread thread) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+                .until(() -> thread.getState() == Thread.State.TIMED_WAITING);
     }
 
     protected static final class HeldElsewhere {

@@ -3,7 +3,6 @@ package io.github.lockmanager.testing;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.LockResource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -129,33 +128,6 @@ public abstract class HandOffContract extends ContractNodes {
         other = node("b");
         holder = holdInThread(here, "job");
         waiter = waitInThread(here, "job", "waiter");
-    }
-
-    /**
-     * A thread of {@code node} that waits for {@code key}, held by another thread of the node
-     * ({@link LockManager#waitForLock(String, Duration)}), then holds it until {@link HeldElsewhere#letGo}; returns
-     * once the thread waits.
-     */
-    private HeldElsewhere waitInThread(LockManager node, String key, String name) {
-        HeldElsewhere held = new HeldElsewhere();
-        held.thread = spawn(name, () -> {
-            try (LockResource lock = node.waitForLock(key, Duration.ofSeconds(60))) {
-                held.resource = lock;
-                held.acquired.countDown();
-                held.letGo.await();
-            } catch (Exception e) {
-                held.failure.set(e);
-                held.acquired.countDown();
-            }
-        });
-        awaitWaiting(held.thread);
-        return held;
-    }
-
-    /** Until {@code thread} waits for the holder of its node (a refusal here makes no store call, so only that). */
-    private static void awaitWaiting(Thread thread) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
-                .until(() -> thread.getState() == Thread.State.TIMED_WAITING);
     }
 
     private static void awaitHeld(HeldElsewhere held) throws InterruptedException {

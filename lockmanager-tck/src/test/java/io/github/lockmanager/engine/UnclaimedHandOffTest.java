@@ -1,7 +1,6 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockManager;
-import io.github.lockmanager.LockResource;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.testing.ContractNodes;
@@ -47,7 +46,7 @@ class UnclaimedHandOffTest extends ContractNodes {
         LockManager a = node("a");
         LockManager b = node("b");
         HeldElsewhere holder = holdInThread(a, "job");
-        HeldElsewhere waiter = waitInThread(a, "job");
+        HeldElsewhere waiter = waitInThread(a, "job", "waiter");
         holder.letGo.countDown();
         assertThat(waiter.acquired.await(30, TimeUnit.SECONDS)).isTrue();
         // parked within the claim window of the hand-off above: the sweep that hand-off scheduled finds it too young
@@ -86,27 +85,5 @@ class UnclaimedHandOffTest extends ContractNodes {
                 Thread.currentThread().interrupt();
             }
         }));
-    }
-
-    /** A thread of {@code node} that waits for {@code key} and holds it until {@code letGo}; returns once it waits. */
-    private HeldElsewhere waitInThread(LockManager node, String key) {
-        HeldElsewhere held = new HeldElsewhere();
-        held.thread = spawn("waiter", () -> {
-            try (LockResource lock = node.waitForLock(key, Duration.ofSeconds(60))) {
-                held.resource = lock;
-                held.acquired.countDown();
-                held.letGo.await();
-            } catch (Exception e) {
-                held.failure.set(e);
-                held.acquired.countDown();
-            }
-        });
-        awaitWaiting(held.thread);
-        return held;
-    }
-
-    private static void awaitWaiting(Thread thread) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
-                .until(() -> thread.getState() == Thread.State.TIMED_WAITING);
     }
 }

@@ -1,18 +1,11 @@
 package io.github.lockmanager.utils;
 
 import io.github.lockmanager.AlreadyLockedException;
-import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.LockManagerException.ErrorCode;
-import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
-import io.github.lockmanager.spi.AcquireResult;
-import io.github.lockmanager.spi.LockRequest;
-import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
-import io.github.lockmanager.store.support.ForwardingLockStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,18 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
+/** The run- and call-under-lock helpers; the waits themselves are the manager's ({@code WaitsTest}). */
 class LockManagerUtilsTest {
-    /** Longer than any test may take: a waiter that sleeps out one interval fails its test. */
-    private static final long LONG_INTERVAL = 60_000;
-
     private final InMemoryLockStore store = new InMemoryLockStore();
     private final List<LockManager> managers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -46,32 +33,19 @@ class LockManagerUtilsTest {
         managers.forEach(LockManager::close);
     }
 
-    private LockManager node(String id, LockStore on) throws LockManagerException {
-        LockManager manager = LockManagerBuilder.newBuilder().store(on).nodeId(id).build();
+    private LockManager node(String id) throws LockManagerException {
+        LockManager manager = LockManagerBuilder.newBuilder().store(store).nodeId(id).build();
         managers.add(manager);
         return manager;
     }
 
-    private LockManager node(String id) throws LockManagerException {
-        return node(id, store);
-    }
-
-    /** Takes {@code key} on a thread of {@code node} and holds it until {@code letGo} opens. */
-    private void holdUntil(LockManager node, String key, CountDownLatch letGo) throws InterruptedException {
-        holdUntil(() -> node.lock(key), letGo);
-    }
-
-    @FunctionalInterface
-    private interface Taking {
-        LockResource take() throws Exception;
-    }
-
-    private void holdUntil(Taking taking, CountDownLatch letGo) throws InterruptedException {
+    /** Takes {@code key} on a thread of {@code node} and holds it until the test ends. */
+    private void hold(LockManager node, String key) throws InterruptedException {
         CountDownLatch held = new CountDownLatch(1);
         Thread t = new Thread(() -> {
-            try (LockResource ignored = taking.take()) {
+            try (LockResource ignored = node.lock(key)) {
                 held.countDown();
-                letGo.await();
+                new CountDownLatch(1).await();
             } catch (Exception e) {
                 held.countDown();
             }
@@ -79,21 +53,6 @@ class LockManagerUtilsTest {
         threads.add(t);
         t.start();
         assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    /** Starts a thread named {@code name} that puts what {@code taking} returns into {@code got}; returns once it waits. */
-    private Thread waitingThread(String name, Taking taking, AtomicReference<LockResource> got) {
-        Thread waiter = new Thread(() -> {
-            try {
-                got.set(taking.take());
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, name);
-        threads.add(waiter);
-        waiter.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
-        return waiter;
     }
 
     @Test
@@ -110,7 +69,7 @@ class LockManagerUtilsTest {
         })).hasMessage("task failed");
         assertThat(b.isLocked("job")).as("released after a failing task").isFalse();
 
-        holdUntil(b, "busy", new CountDownLatch(1));
+        hold(b, "busy");
         boolean[] ran = {false};
         assertThatThrownBy(() -> LockManagerUtils.runWithLock(a, "busy", () -> ran[0] = true))
                 .isInstanceOf(AlreadyLockedException.class);

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,10 +35,18 @@ class BadInputTest {
             assertThatThrownBy(() -> manager.lock("x".repeat(257))).hasMessageContaining("257 chars");
             assertThatThrownBy(() -> manager.lock("bad\u0000")).hasMessageContaining("NUL");
             assertThatThrownBy(() -> manager.abort(null)).isInstanceOf(IllegalArgumentException.class);
-            manager.unlock("never-held");
-            Thread stranger = new Thread(() -> manager.unlock("held"), "stranger");
+            assertThatThrownBy(() -> manager.unlock("never-held")).isInstanceOf(IllegalMonitorStateException.class);
+            AtomicReference<Throwable> strangerGot = new AtomicReference<>();
+            Thread stranger = new Thread(() -> {
+                try {
+                    manager.unlock("held");
+                } catch (Throwable t) {
+                    strangerGot.set(t);
+                }
+            }, "stranger");
             stranger.start();
             stranger.join();
+            assertThat(strangerGot.get()).isInstanceOf(IllegalMonitorStateException.class);
             LockResource other = manager.lock("other");
             Thread closer = new Thread(other::close, "closer");
             closer.start();

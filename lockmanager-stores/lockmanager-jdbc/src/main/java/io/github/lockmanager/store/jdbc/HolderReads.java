@@ -5,6 +5,7 @@ import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.store.support.HolderMarks;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,7 +23,17 @@ import java.util.Optional;
  * {@link SharedHolders}'s.
  */
 final class HolderReads {
-    private static final String COLUMNS = SharedHolders.COLUMNS;
+    /** A holder's columns: a record's, then its mode. */
+    static final String COLUMNS = SqlDialect.COLUMNS + ", lock_mode";
+    /** The marks in SQL, for {@code owner_token IN} and {@code NOT IN}. */
+    static final String MARKS = "('" + HolderMarks.SHARED + "', '" + HolderMarks.INTENT + "')";
+    /**
+     * How much longer than a holder's lease a marked row's runs: holders joining within that much of the last
+     * renewal or mark find it covering them without a write to the row. A crashed node's holders do not keep
+     * writers out for longer by it: see {@link SharedHolders#takeOver}.
+     */
+    static final int ROW_LEASES_PER_HOLDER_LEASE = 2;
+
 
     private final SqlDialect dialect;
     private final String table;
@@ -74,11 +85,11 @@ final class HolderReads {
         // the key rows first, as every transaction here takes them, and only those with one of these holders live:
         // a row whose holders are all gone is left to run out (or to a writer's take-over)
         try (PreparedStatement rows = JdbcRows.prepare(c, "UPDATE " + table + " t SET expires_at = GREATEST("
-                + "expires_at, " + now + " + ?), last_modified = " + now + " WHERE owner_token IN " + SharedHolders.MARKS
+                + "expires_at, " + now + " + ?), last_modified = " + now + " WHERE owner_token IN " + MARKS
                 + " AND lock_key IN (" + marks(n) + ") AND EXISTS (SELECT 1 FROM " + holders + " h WHERE "
                 + "h.lock_key = t.lock_key AND h.owner_token IN (" + marks(n) + ") AND h.expires_at > " + now + ")",
                 timeoutMillis)) {
-            rows.setLong(1, SharedHolders.ROW_LEASES_PER_HOLDER_LEASE * lease.toMillis());
+            rows.setLong(1, ROW_LEASES_PER_HOLDER_LEASE * lease.toMillis());
             JdbcRows.bindBatch(rows, 2, handles, n);
             rows.executeUpdate();
         }

@@ -40,22 +40,15 @@ import java.util.List;
 final class SharedHolders {
     /** The owner token of a key row whose holders are shared or intention-shared ({@link HolderMarks}). */
     static final String SHARED_OWNER = HolderMarks.SHARED;
-
     /** The owner token of a key row whose holders are intention-exclusive or intention-shared. */
     static final String INTENT_OWNER = HolderMarks.INTENT;
 
     /** The marks in SQL, for {@code owner_token IN} and {@code NOT IN}. */
-    static final String MARKS = "('" + SHARED_OWNER + "', '" + INTENT_OWNER + "')";
-    /**
-     * How much longer than a holder's lease a marked row's runs: holders joining within that much of the last
-     * renewal or mark find it covering them without a write to the row. A crashed node's holders do not keep
-     * writers out for longer by it: see {@link #takeOver}.
-     */
-    static final int ROW_LEASES_PER_HOLDER_LEASE = 2;
+    static final String MARKS = HolderReads.MARKS;
+    private static final int ROW_LEASES_PER_HOLDER_LEASE = HolderReads.ROW_LEASES_PER_HOLDER_LEASE;
     /** How far apart two readings of the database clock in one statement may be, at the most. */
     private static final long CLOCK_READS_APART_MILLIS = 1000;
-    /** A holder's columns: a record's, then its mode. */
-    static final String COLUMNS = SqlDialect.COLUMNS + ", lock_mode";
+    private static final String COLUMNS = HolderReads.COLUMNS;
 
     private final SqlDialect dialect;
     private final String table;
