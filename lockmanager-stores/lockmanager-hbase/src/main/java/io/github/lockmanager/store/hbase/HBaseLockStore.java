@@ -180,6 +180,8 @@ public final class HBaseLockStore implements LockStore {
             AcquireResult result = predecessor == null ? null : takeIf(table, row, CheckAndMutate.newBuilder(row)
                     .ifEquals(FAMILY, OWNER, Bytes.toBytes(predecessor.ownerToken())).build(mutations), granted);
             if (result != null) {
+                // the predecessor's record is this grant's now: it is never released, so nothing of it is kept
+                freshTokens.forget(predecessor);
                 return result;
             }
             result = takeIf(table, row, CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE)
@@ -353,6 +355,11 @@ public final class HBaseLockStore implements LockStore {
                 log.warn("Closing the HBase connection of the lock store failed: {}", e.toString());
             }
         }
+    }
+
+    /** How many grants on a fresh counter this store keeps a token for (their release stores it); for tests. */
+    int freshTokensKept() {
+        return freshTokens.size();
     }
 
     /** The means the store's parts share ({@link HBaseRowData}). */

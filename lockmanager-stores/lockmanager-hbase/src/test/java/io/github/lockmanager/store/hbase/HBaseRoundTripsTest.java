@@ -71,6 +71,22 @@ class HBaseRoundTripsTest {
         assertThat(store.release(two.handle())).isTrue();
     }
 
+    @Test
+    void aFreshGrantHandedOverOrReleasedLeavesNothingKept() throws Exception {
+        int kept = store.freshTokensKept();
+        LockKey key = LockKey.xdc(client, "handed-" + UUID.randomUUID());
+        LockRecord first = acquire(key, "first");
+        assertThat(store.freshTokensKept()).as("a fresh grant's token is kept for its release").isEqualTo(kept + 1);
+        var next = store.acquire(new LockRequest(new LockHandle(key, "next:" + UUID.randomUUID()), "node", "thread",
+                LockMode.EXCLUSIVE, first.handle()), LEASE);
+        assertThat(next.isAcquired()).isTrue();
+        assertThat(next.record().fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(store.freshTokensKept()).as("the predecessor is never released: nothing of it is kept")
+                .isEqualTo(kept);
+        assertThat(store.release(next.record().handle())).isTrue();
+        assertThat(store.freshTokensKept()).isEqualTo(kept);
+    }
+
     private void cycle(LockKey key, String owner) throws Exception {
         LockRecord granted = acquire(key, owner);
         assertThat(store.release(granted.handle())).isTrue();
