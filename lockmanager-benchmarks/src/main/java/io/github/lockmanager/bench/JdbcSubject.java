@@ -16,7 +16,7 @@ import java.sql.Statement;
 /**
  * A local database of the JDBC store: PostgreSQL ({@code -Dbench.postgres.url}, default
  * {@code jdbc:postgresql://127.0.0.1:5432/test}) or MariaDB ({@code -Dbench.mariadb.url}, default
- * {@code jdbc:mariadb://127.0.0.1:3306/test?useServerPrepStmts=true}). The raw baseline is the minimal pair of
+ * {@code jdbc:mariadb://127.0.0.1:3306/test}), each with its driver's default settings. The raw baseline is the minimal pair of
  * conditional statements on a two-column table, one pooled connection per statement as the store takes it.
  */
 final class JdbcSubject implements Subject {
@@ -66,9 +66,8 @@ final class JdbcSubject implements Subject {
     }
 
     static JdbcSubject mariadb() throws SQLException, LockManagerException {
-        // as the README advises for MariaDB: the server parses the long acquire statement once per connection
-        return new JdbcSubject("MariaDB", System.getProperty("bench.mariadb.url",
-                        "jdbc:mariadb://127.0.0.1:3306/test?useServerPrepStmts=true"),
+        // the driver's defaults, as users get them: client-side prepared statements, parsed by the server each time
+        return new JdbcSubject("MariaDB", System.getProperty("bench.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test"),
                 System.getProperty("bench.mariadb.user", "root"),
                 "INSERT INTO bench_raw (k, owner) VALUES (?, ?) ON DUPLICATE KEY UPDATE owner = IF(owner IS NULL, "
                         + "VALUES(owner), owner)", "INSERT … ON DUPLICATE KEY UPDATE owner = IF(free, …)", false);

@@ -8,7 +8,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The harness runs end to end at a tiny size (in memory, PostgreSQL, and the peers on PostgreSQL and Redis): every
+ * The harness runs end to end at a tiny size (in memory, PostgreSQL, and the peers on PostgreSQL, MariaDB and Redis): every
  * figure yields a row. No time is asserted (the lock modes' figures 10 to 12 run on the stores that support them).
  */
 class BenchmarksSmokeTest {
@@ -43,7 +43,7 @@ class BenchmarksSmokeTest {
         // the comparisons that goals are judged by give each of their rounds, so that one round's draw shows as such
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("5.")
                         || r.figure().startsWith("9.") && r.figure().endsWith("throughput, 8 threads"))
-                .hasSize(6).allSatisfy(r -> assertThat(r.note())
+                .hasSize(7).allSatisfy(r -> assertThat(r.note())
                         .containsPattern(Throughput.GOAL_ROUNDS + " timed rounds read \\d+\\.\\d\\d, \\d+\\.\\d\\d, "));
         // the processor time of figure 5's cycles, split between this JVM and the database server beside it
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("5b")).extracting(Report.Row::store)
@@ -60,12 +60,15 @@ class BenchmarksSmokeTest {
                 .satisfies(r -> assertThat(r.note()).contains("0 locks lost while held"));
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
-                .anyMatch(f -> f.contains("Redisson")).hasSize(18);
+                .anyMatch(f -> f.contains("Redisson")).hasSize(24);
+        // ShedLock on MariaDB too, both sides with the driver's default settings
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9. vs ShedLock")).extracting(Report.Row::store)
+                .containsOnly("PostgreSQL", "MariaDB").contains("MariaDB");
         // a new key in every cycle, its median and 99th percentile beside each peer's
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().contains("a new key each cycle"))
-                .hasSize(6);
+                .hasSize(8);
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().endsWith("throughput, 8 threads"))
-                .hasSize(3).allSatisfy(r -> assertThat(r.note().contains("processor time per cycle: ours this JVM "))
+                .hasSize(4).allSatisfy(r -> assertThat(r.note().contains("processor time per cycle: ours this JVM "))
                         .isEqualTo(cpuTold));
     }
 }

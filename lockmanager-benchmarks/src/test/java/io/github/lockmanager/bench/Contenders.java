@@ -28,35 +28,58 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The contenders of {@link PeerBench}, each a node with a pool of its own on the same PostgreSQL (or Redis). */
+/** The contenders of {@link PeerBench}, each a node with a pool of its own on the same database (or Redis). */
 final class Contenders {
-    static final String POSTGRES_URL = System.getProperty("bench.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test");
     static final String REDIS_URL = System.getProperty("bench.redis.url", "redis://127.0.0.1:6379");
     private static final Duration LEASE = Duration.ofMinutes(1);
 
     private Contenders() {
     }
 
-    /** Creates the peers' tables as their documentation gives them, and ours, fresh for each run. */
-    static void createTables() throws Exception {
-        try (HikariDataSource pool = pool("setup", 1); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            for (String table : new String[]{"INT_LOCK", "shedlock", "bench_peer_locks"}) {
-                s.execute("DROP TABLE IF EXISTS " + table);
-            }
-            s.execute("CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL, "
-                    + "CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL, CONSTRAINT INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
-            s.execute("CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP "
-                    + "NOT NULL, locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL)");
-        }
-    }
+    /** A database the JDBC contenders share, reached with its driver's default settings, as users get it. */
+    enum Database {
+        POSTGRESQL("PostgreSQL", System.getProperty("bench.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"),
+                System.getProperty("bench.postgres.user", "postgres"), "TIMESTAMP"),
+        MARIADB("MariaDB", System.getProperty("bench.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test"),
+                System.getProperty("bench.mariadb.user", "root"), "TIMESTAMP(3)");
 
-    static HikariDataSource pool(String name, int size) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(POSTGRES_URL);
-        config.setUsername(System.getProperty("bench.postgres.user", "postgres"));
-        config.setMaximumPoolSize(size);
-        config.setPoolName("peers-" + name);
-        return new HikariDataSource(config);
+        final String title;
+        private final String url;
+        private final String user;
+
+        /** ShedLock's column type for its times: its documentation gives TIMESTAMP(3) on MySQL and MariaDB. */
+        private final String timestamp;
+
+        Database(String title, String url, String user, String timestamp) {
+            this.title = title;
+            this.url = url;
+            this.user = user;
+            this.timestamp = timestamp;
+        }
+
+        /** Creates the peers' tables as their documentation gives them, and ours, fresh for each run. */
+        void createTables() throws Exception {
+            try (HikariDataSource pool = pool("setup", 1); Connection c = pool.getConnection();
+                 Statement s = c.createStatement()) {
+                for (String table : new String[]{"INT_LOCK", "shedlock", "bench_peer_locks"}) {
+                    s.execute("DROP TABLE IF EXISTS " + table);
+                }
+                s.execute("CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL, "
+                        + "CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL, CONSTRAINT INT_LOCK_PK PRIMARY KEY "
+                        + "(LOCK_KEY, REGION))");
+                s.execute("CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until "
+                        + timestamp + " NOT NULL, locked_at " + timestamp + " NOT NULL, locked_by VARCHAR(255) NOT NULL)");
+            }
+        }
+
+        HikariDataSource pool(String name, int size) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(url);
+            config.setUsername(user);
+            config.setMaximumPoolSize(size);
+            config.setPoolName("peers-" + name);
+            return new HikariDataSource(config);
+        }
     }
 
     /** Ours, on the JDBC store. */
@@ -67,8 +90,8 @@ final class Contenders {
         private final LockManager manager;
         private final Map<String, LockResource> held = new ConcurrentHashMap<>();
 
-        Ours(String node, String client) throws Exception {
-            pool = pool("ours-" + node, 10);
+        Ours(Database database, String node, String client) throws Exception {
+            pool = database.pool("ours-" + node, 10);
             counted = new CountingDataSource(pool);
             store = JdbcLockStore.builder(counted.dataSource()).tableName("bench_peer_locks").build();
             manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LEASE)
@@ -121,8 +144,8 @@ final class Contenders {
         private final DefaultLockRepository repository;
         private final JdbcLockRegistry registry;
 
-        SpringIntegration(String node, String region) {
-            pool = pool("spring-" + node, 10);
+        SpringIntegration(Database database, String node, String region) {
+            pool = database.pool("spring-" + node, 10);
             counted = new CountingDataSource(pool);
             DataSource dataSource = counted.dataSource();
             repository = new DefaultLockRepository(dataSource, node + "-" + region);
@@ -175,8 +198,8 @@ final class Contenders {
         private final JdbcTemplateLockProvider provider;
         private final Map<String, SimpleLock> held = new ConcurrentHashMap<>();
 
-        ShedLock(String node) {
-            pool = pool("shedlock-" + node, 10);
+        ShedLock(Database database, String node) {
+            pool = database.pool("shedlock-" + node, 10);
             counted = new CountingDataSource(pool);
             provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
                     .withJdbcTemplate(new JdbcTemplate(counted.dataSource())).withLockedByValue(node).usingDbTime().build());

@@ -1,5 +1,7 @@
 package io.github.lockmanager.bench;
 
+import io.github.lockmanager.bench.Contenders.Database;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Figure 9: lockmanager next to the libraries users would pick instead, in the same run, on the same PostgreSQL:
- * Spring Integration's {@code JdbcLockRegistry} and ShedLock's JDBC provider; and Redisson's {@code RLock} on the
+ * Spring Integration's {@code JdbcLockRegistry} and ShedLock's JDBC provider, ShedLock's on MariaDB too (each with
+ * its driver's default settings); and Redisson's {@code RLock} on the
  * machine's Redis as a reference on another store. Each comparison: uncontended lock+unlock (alternating rounds,
  * round trips counted on the JDBC connection), 8 threads on distinct keys, the hand-off of a held key to a
  * waiter on another node (each library waiting its own way, polling every 100 ms where it polls), and one hot key
@@ -37,10 +40,16 @@ final class PeerBench {
     }
 
     void run() throws Exception {
-        Contenders.createTables();
-        Factory ours = node -> new Contenders.Ours(node, "bench-peers-" + run);
-        compare(ours, node -> new Contenders.SpringIntegration(node, "bench-" + run), "PostgreSQL");
-        compare(ours, Contenders.ShedLock::new, "PostgreSQL");
+        Database postgres = Database.POSTGRESQL;
+        postgres.createTables();
+        Factory ours = node -> new Contenders.Ours(postgres, node, "bench-peers-" + run);
+        compare(ours, node -> new Contenders.SpringIntegration(postgres, node, "bench-" + run), "PostgreSQL");
+        compare(ours, node -> new Contenders.ShedLock(postgres, node), "PostgreSQL");
+        // MariaDB with its driver's defaults (client-side prepared statements), as users get it
+        Database mariadb = Database.MARIADB;
+        mariadb.createTables();
+        compare(node -> new Contenders.Ours(mariadb, node, "bench-peers-" + run),
+                node -> new Contenders.ShedLock(mariadb, node), "MariaDB");
         compare(ours, node -> new Contenders.RedissonLock(), "PostgreSQL vs Redis");
     }
 
@@ -80,8 +89,9 @@ final class PeerBench {
             double peerHandoff = handoff(peer, peerB, "h-peer-" + run);
             report.add(figure + "hand-off across nodes", store, Report.millis(oursHandoff), Report.millis(peerHandoff),
                     oursHandoff / peerHandoff, "median of " + settings.handoffRounds() + " rounds: release on node a to "
-                            + "the return of a waiter on node b; ours waitForLock, woken by LISTEN/NOTIFY (polling every 100 ms "
-                            + "only when not announced), theirs "
+                            + "the return of a waiter on node b; ours waitForLock, " + (store.startsWith("PostgreSQL")
+                            ? "woken by LISTEN/NOTIFY (polling every 100 ms only when not announced)"
+                            : "polling every 100 ms (the database announces no releases)") + ", theirs "
                             + waitingOf(peer));
 
             // two turns each, alternated, so that a slow phase of the machine or the JIT's first compilation of the
