@@ -78,7 +78,12 @@ public final class PackageStructure {
      * working directory (the module's, as Maven runs tests).
      */
     public PackageStructure assertNoSourceLongerThan(int maxLines) {
-        Path dir = Path.of("src", "main", "java").resolve(store.getPackageName().replace('.', '/'));
+        return assertNoSourceLongerThan(maxLines, Path.of("src", "main", "java"));
+    }
+
+    /** {@link #assertNoSourceLongerThan(int)} with the sources under {@code sourceRoot} (another module's). */
+    public PackageStructure assertNoSourceLongerThan(int maxLines, Path sourceRoot) {
+        Path dir = sourceRoot.resolve(store.getPackageName().replace('.', '/'));
         Map<String, Long> tooLong = new TreeMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : (Iterable<Path>) files::iterator) {
