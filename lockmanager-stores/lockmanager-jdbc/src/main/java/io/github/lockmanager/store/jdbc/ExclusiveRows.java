@@ -4,6 +4,7 @@ import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.store.support.ExclusiveOverMarks;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,7 +16,8 @@ import java.util.Optional;
 /**
  * Exclusive holders on the lock table. An acquisition: the dialect's one atomic statement (insert, take over a free or expired
  * row, or the predecessor's in a hand-off), then, when it did not say who holds the key, a read naming the holder;
- * a row marked for holders in other modes is taken over once none of them is live.
+ * a row marked for holders in other modes is taken over once none of them is live, in the kit's order
+ * ({@link ExclusiveOverMarks}).
  */
 final class ExclusiveRows {
     private ExclusiveRows() {
@@ -27,7 +29,51 @@ final class ExclusiveRows {
     static AcquireResult acquire(JdbcStatements sql, Connection c, LockRequest request, Duration lease,
                                  boolean announcing) throws SQLException {
         LockHandle handle = request.handle();
-        Optional<LockRecord> taken = Optional.empty();
+        return ExclusiveOverMarks.acquire(new ExclusiveOverMarks.Steps<Optional<LockRecord>, SQLException>() {
+            @Override
+            public AcquireResult writeIfFree() throws SQLException {
+                Optional<LockRecord> taken = write(sql, c, request, lease, announcing);
+                return taken.isPresent() && !SharedHolders.isMark(taken.get().ownerToken())
+                        ? AcquireResult.fromRecord(handle, taken.get()) : null;
+            }
+
+            @Override
+            public Optional<LockRecord> read() throws SQLException {
+                return JdbcRows.queryOne(c, sql.readHeld, handle.key());
+            }
+
+            @Override
+            public boolean isMark(Optional<LockRecord> row) {
+                return row.isPresent() && SharedHolders.isMark(row.get().ownerToken());
+            }
+
+            /* looked at without locking the key's row, which would hold up its readers */
+            @Override
+            public Optional<LockRecord> liveHolderBehind(Optional<LockRecord> row) throws SQLException {
+                return sql.holderReads.readAny(c, handle.key());
+            }
+
+            @Override
+            public AcquireResult takeOver(Optional<LockRecord> row) throws SQLException {
+                return JdbcRows.inTransaction(c, () -> sql.shared.takeOver(c, request, lease));
+            }
+
+            @Override
+            public AcquireResult refusal(Optional<LockRecord> row) {
+                return AcquireResult.fromRecord(handle, row.filter(r -> !SharedHolders.isMark(r.ownerToken()))
+                        .orElse(null));
+            }
+        });
+    }
+
+    /**
+     * The dialect's one atomic statement: inserts the row, takes over a free or expired one, or the predecessor's in
+     * a hand-off. The row as it left it where the dialect returns it; empty where it does not, or when another node
+     * inserted the row first.
+     */
+    private static Optional<LockRecord> write(JdbcStatements sql, Connection c, LockRequest request, Duration lease,
+                                              boolean announcing) throws SQLException {
+        LockHandle handle = request.handle();
         LockHandle predecessor = request.predecessor();
         try (PreparedStatement acquire = c.prepareStatement(predecessor != null ? sql.handOff
                 : announcing ? sql.acquireClearingWaiters : sql.acquire)) {
@@ -43,39 +89,19 @@ final class ExclusiveRows {
             SqlDialect.AcquireAnswer answer = sql.dialect.acquireAnswer();
             if (answer == SqlDialect.AcquireAnswer.NOTHING) {
                 acquire.executeUpdate();
-            } else {
-                try (ResultSet rs = acquire.executeQuery()) {
-                    taken = !rs.next() ? Optional.empty() : Optional.of(answer == SqlDialect.AcquireAnswer.GRANT
-                            ? JdbcRows.granted(request, threadName, lease, rs) : JdbcRows.toRecord(rs, handle.key()));
-                }
+                return Optional.empty();
+            }
+            try (ResultSet rs = acquire.executeQuery()) {
+                return !rs.next() ? Optional.empty() : Optional.of(answer == SqlDialect.AcquireAnswer.GRANT
+                        ? JdbcRows.granted(request, threadName, lease, rs) : JdbcRows.toRecord(rs, handle.key()));
             }
         } catch (SQLException e) {
             // a unique violation means another node inserted the row first: it holds the key
             if (!SqlFailures.isUniqueViolation(e)) {
                 throw e;
             }
+            return Optional.empty();
         }
-        if (taken.isPresent() && !SharedHolders.isMark(taken.get().ownerToken())) {
-            return AcquireResult.fromRecord(handle, taken.get());
-        }
-        // name the holder: possibly this very acquisition, when an earlier attempt applied after all
-        Optional<LockRecord> holder = JdbcRows.queryOne(c, sql.readHeld, handle.key());
-        if (holder.isEmpty() || !SharedHolders.isMark(holder.get().ownerToken())) {
-            return AcquireResult.fromRecord(handle, holder.orElse(null));
-        }
-        // a row marked for holders in other modes: refused while one of them is live (looked at without locking the
-        // row, which would hold up its readers), taken over when none is
-        holder = sql.holderReads.readAny(c, handle.key());
-        if (holder.isPresent()) {
-            return AcquireResult.heldBy(holder.get());
-        }
-        AcquireResult takenOver = JdbcRows.inTransaction(c, () -> sql.shared.takeOver(c, request, lease));
-        if (takenOver != null) {
-            return takenOver;
-        }
-        // another writer took the row over meanwhile: name it, as any refusal does
-        holder = JdbcRows.queryOne(c, sql.readHeld, handle.key()).filter(row -> !SharedHolders.isMark(row.ownerToken()));
-        return AcquireResult.fromRecord(handle, holder.orElse(null));
     }
 
     /**
