@@ -2,7 +2,6 @@ package io.github.lockmanager.store.hbase;
 
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
-import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
@@ -15,19 +14,15 @@ import io.github.lockmanager.store.support.HolderRegistry;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreBuilder;
 import io.github.lockmanager.store.hbase.HolderSlots.Held;
-import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.AsyncConnection;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
-import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -36,7 +31,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,9 +41,7 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.ABORT;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.COUNTER;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.FAMILY;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.FREE;
-import static io.github.lockmanager.store.hbase.HBaseTableLayout.META;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.OWNER;
-import static io.github.lockmanager.store.hbase.HBaseTableLayout.SHARED_OWNER;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
 
 /**
@@ -90,6 +82,7 @@ public final class HBaseLockStore implements LockStore {
 
     /** Exclusive grants on a fresh counter, with the token their release stores in it ({@link FencingCounter}). */
     private final HolderRegistry<Long> freshTokens = new HolderRegistry<>();
+    private final ExclusiveRows exclusive = new ExclusiveRows(freshTokens);
 
     private HBaseLockStore(Builder builder) {
         this.connection = builder.connection;
@@ -163,93 +156,8 @@ public final class HBaseLockStore implements LockStore {
             return access.call("acquire lock '" + handle.key().name() + "' " + request.mode(),
                     table -> holders.acquire(table, request, leaseMillis));
         }
-        byte[] row = rowKey(handle.key().storageKey());
-        byte[] owner = Bytes.toBytes(handle.ownerToken());
-        return access.call("acquire lock '" + handle.key().name() + "'", table -> {
-            long lockTime = System.currentTimeMillis();
-            RowMutations mutations = new RowMutations(row, 3);
-            mutations.add(HBaseTableLayout.leasedOwner(row, owner, leaseMillis));
-            mutations.add(new Put(row).addColumn(FAMILY, META,
-                    LockMeta.encode(request.nodeId(), request.threadName(), lockTime, leaseMillis)));
-            mutations.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
-            Instant locked = Instant.ofEpochMilli(lockTime);
-            LockRecord granted = new LockRecord(handle, request.nodeId(), request.threadName(), locked,
-                    locked.plusMillis(leaseMillis), LockStatus.RUNNING, 0);
-            LockHandle predecessor = request.predecessor();
-            // a hand-off: the predecessor's owner cell, while its TTL lasts; once it has expired the key is free
-            AcquireResult result = predecessor == null ? null : takeIf(table, row, CheckAndMutate.newBuilder(row)
-                    .ifEquals(FAMILY, OWNER, Bytes.toBytes(predecessor.ownerToken())).build(mutations), granted);
-            if (result != null) {
-                // the predecessor's record is this grant's now: it is never released, so nothing of it is kept
-                freshTokens.forget(predecessor);
-                return result;
-            }
-            result = takeIf(table, row, CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE)
-                    .build(mutations), granted);
-            if (result != null) {
-                return result;
-            }
-            Result read = table.get(LockRows.fullRow(row));
-            if (Arrays.equals(SHARED_OWNER, read.getValue(FAMILY, OWNER)) && LockRows.records(read).isEmpty()) {
-                // the holders in the slots are gone without the last one freeing the owner cell: it crashed
-                result = takeIf(table, row, CheckAndMutate.newBuilder(row)
-                        .ifMatches(HolderFilters.mayHold(LockMode.EXCLUSIVE, -1, null)).build(mutations), granted);
-                if (result != null) {
-                    return result;
-                }
-                read = table.get(LockRows.fullRow(row));
-            }
-            // refused: name the holder, which may be this very acquisition when an earlier attempt that timed
-            // out applied after all
-            return ownOr(table, row, read, handle);
-        });
-    }
-
-    /**
-     * The acquisition {@code granted} if {@code write} applies (its token from the counter the write moved), or if
-     * it times out and the row shows it applied; {@code null} if refused.
-     */
-    private AcquireResult takeIf(LockTable table, byte[] row, CheckAndMutate write, LockRecord granted)
-            throws IOException {
-        CheckAndMutateResult written;
-        try {
-            written = table.checkAndMutate(write);
-        } catch (IOException e) {
-            // the write may have applied: only the row can tell
-            Result read = table.get(LockRows.fullRow(row));
-            Optional<LockRecord> current = LockRows.exclusive(read);
-            if (current.isPresent() && current.get().handle().equals(granted.handle())) {
-                return settle(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
-            }
-            throw e;
-        }
-        Cell counter = written.getResult() == null ? null : written.getResult().getColumnLatestCell(FAMILY, COUNTER);
-        if (!written.isSuccess() || counter == null) {
-            return null;
-        }
-        return settle(table, row, granted, counter);
-    }
-
-    /** This acquisition if {@code read} shows it as the row's owner, else a refusal naming a holder. */
-    private AcquireResult ownOr(LockTable table, byte[] row, Result read, LockHandle handle) throws IOException {
-        Optional<LockRecord> current = LockRows.exclusive(read);
-        if (current.isPresent() && current.get().handle().equals(handle)) {
-            return settle(table, row, current.get(), read.getColumnLatestCell(FAMILY, COUNTER));
-        }
-        return AcquireResult.heldBy(current.or(() -> LockRows.anyHolder(read)).orElse(null));
-    }
-
-    /**
-     * The grant {@code record} with its token from {@code counter}; a grant on a fresh counter is remembered, for its
-     * release to store its token in the counter ({@link FencingCounter}).
-     */
-    private AcquireResult settle(LockTable table, byte[] row, LockRecord record, Cell counter) throws IOException {
-        AcquireResult result = FencingCounter.settle(table, row,
-                HolderFilters.is(OWNER, Bytes.toBytes(record.handle().ownerToken())), record, counter);
-        if (result.isAcquired() && CounterCell.isFresh(counter)) {
-            freshTokens.remember(record.handle(), result.record().fencingToken());
-        }
-        return result;
+        return access.call("acquire lock '" + handle.key().name() + "'",
+                table -> exclusive.acquire(table, request, leaseMillis));
     }
 
     @Override
