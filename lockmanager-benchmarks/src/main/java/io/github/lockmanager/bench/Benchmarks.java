@@ -64,15 +64,14 @@ public final class Benchmarks {
     private static final int IN_MEMORY_CYCLES_FACTOR = 100;
     /**
      * The least warm-up of each in-memory cycle: in a fresh JVM on our 2-core machines the JIT takes seconds to compile
-     * the manager's path (figure 2 read 1.6 µs a cycle after its 200,000 warm-up cycles, 250 ns in a second run).
+     * the manager's path, and a count of warm-up cycles alone left figure 2 timing the interpreter.
      */
     private static final Duration IN_MEMORY_WARM_UP = Duration.ofSeconds(5);
     /**
      * The least warm-up of each cycle timed side by side on a database or HBase. Its count alone (2,000 cycles) left
      * the store's and the manager's own code in the JIT's profiling tier, which compiles a method fully after about
-     * 5,000 calls, while the raw cycle's code is the driver's, run by every side and compiled early. In a probe on
-     * MariaDB the JDBC store's acquire and release took 24 µs more client CPU a cycle than their bare statements over
-     * their first 5,000 cycles, and 3 µs more after 15,000 untimed ones.
+     * 5,000 calls, while the raw cycle's code is the driver's, run by every side and compiled early: our side then
+     * paid for its compilation inside the timed rounds.
      */
     private static final Duration STORE_WARM_UP = Duration.ofSeconds(8);
 

@@ -10,8 +10,8 @@ import java.util.function.Predicate;
 
 /**
  * The holders of one key: its state replaced by compare-and-set, so that holders of one key in modes that share
- * it never wait for each other's turn on a lock (taking turns for the map's lock of the key, 8 readers of one key
- * ran at about half the rate of 8 writers of distinct keys). The state is a chain of {@link HolderEntry}s while the
+ * it never wait for each other's turn on a lock (taking turns for the map's lock of the key, readers of one key
+ * ran far slower than writers of distinct keys). The state is a chain of {@link HolderEntry}s while the
  * key is held, an {@link Idle} when its last holder left, {@link #GONE} for good when it leaves the map (a new holders
  * object comes next), and {@code null} only before its first holder; a key whose {@link LockMode#SHARED} holders
  * raced for its state has a {@link Striped} state from then on, and a {@link Closing} one while it is taken out.
@@ -44,9 +44,8 @@ final class KeyHolders {
      * The state of a key whose shared holders raced for its state: its other holders (and shared ones that came
      * before) in a chain as any key keeps them, and its shared holders apart, in stripes, each on a cache line of its
      * own and found by the holder's handle. A shared holder joins or leaves its stripe by a compare-and-set there and
-     * only reads the key's state: readers of one key then rarely write to one place (one state that every reader
-     * swapped ran 8 readers of one key at half the rate of 8 writers of distinct keys, the two cores taking turns for
-     * its cache line).
+     * only reads the key's state: readers of one key then rarely write to one place (with one state that every
+     * reader swapped, the cores took turns for its cache line).
      *
      * <p>A reader and a holder in a mode that conflicts with {@code SHARED} each write first and read the other's
      * place after, so at least one of the two sees the other: a reader joins its stripe, then checks that the key's

@@ -18,7 +18,8 @@ final class WallStamps {
     private final long anchorMillisNanos;
     /**
      * The last lock time and expiry stamped, reused by records stamped in the same millisecond: a grant's record is
-     * made on every acquisition, and making its two {@link Instant}s anew took about 6% of an in-memory lock+unlock.
+     * made on every acquisition, and making its two {@link Instant}s anew was a visible part of an in-memory
+     * lock+unlock.
      * Read and written without synchronization: a {@link Stamp} is immutable, so a thread sees one or another whole.
      */
     private Stamp lockStamp = Stamp.NONE;

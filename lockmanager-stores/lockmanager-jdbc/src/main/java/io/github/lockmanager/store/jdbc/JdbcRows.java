@@ -34,7 +34,7 @@ final class JdbcRows {
      * A statement over many rows, with the remaining time as its query timeout as well, so that the server cancels
      * it and the connection stays usable. Statements on one key's row go without: they are bounded by the network
      * timeout alone, because the driver implements a query timeout (PostgreSQL's) with a task on its timer thread
-     * per statement, which cost about a tenth of an uncontended lock+unlock when measured.
+     * per statement, a visible part of an uncontended lock+unlock.
      */
     static PreparedStatement prepare(Connection c, String statement, long timeoutMillis) throws SQLException {
         PreparedStatement prepared = c.prepareStatement(statement);
