@@ -1,0 +1,383 @@
+package io.github.lockmanager.store.redis;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.internal.Require;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.RetryPolicy;
+import io.github.lockmanager.store.support.StoreBuilder;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Locks in Redis or Valkey: one hash per key, holding the key's holders in every {@link io.github.lockmanager.LockMode},
+ * its fencing counter and its abort mark ({@link RedisScripts}). Every decision is one Lua script the server runs
+ * atomically on its own clock, sent by its SHA-1 ({@code EVALSHA}) and sent again with its text where the server's
+ * script cache lacks it (flushed, restarted, failed over).
+ *
+ * <p>Round trips: acquire 1 in every mode, a refusal included (it names the holder); a hand-off between threads of a
+ * node 1; release 1; renew and check 1 per batch (one script per hash slot on a cluster, sent together); abort 1; read
+ * 1; list a {@code SCAN} step per {@value RedisListing#PAGE} keys and one read per lock, sent together. With
+ * {@linkplain Builder#confirmReplicas replica confirmation}, a grant and a renewal carry a {@code WAIT} in the same
+ * round trip.
+ *
+ * <p>Fencing tokens: a key's counter moves by one per grant; a hash created anew (a new key, one idle for the
+ * {@linkplain Builder#idleRecordRetention retention}, or after a restart without persistence or a failover to a replica
+ * that lacked the last writes) starts by the kit's {@link io.github.lockmanager.store.support.FencingEpoch} rule on the
+ * server's clock, above every token of the key's earlier life as long as that clock (the new master's, after a
+ * failover) is not behind the old one by more than the time the change took. A hash's TTL is the retention plus the
+ * longest lease, from its last grant or renewal: Redis itself removes idle keys.
+ *
+ * <p>Waiters on other nodes are woken by the release ({@link RedisReleaseListener}: a release publishes only when
+ * someone waits). {@link #initialize()} refuses a server older than 6.0 and one whose eviction policy may evict a
+ * lock's hash. A replica promoted by a failover lacks the writes it had not received: without confirmation a lock can
+ * be granted twice across a failover; the holder whose grant was lost is told at its next renewal.
+ *
+ * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}. The
+ * store opens its own connections (one for commands, shared by every thread; one for release messages, opened by the
+ * first wait) from the client given, and closes them; a client it made from a URI it shuts down too. Thread-safe.
+ */
+public final class RedisLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
+
+    private final RedisConnector connector;
+    private final RedisLayout layout;
+    private final ReplicaConfirmation confirmation;
+    private final Duration operationTimeout;
+    private final Duration retention;
+    private final RetryPolicy retries;
+    private final RedisReleaseListener listener;
+    private volatile Open open;
+    private volatile boolean closed;
+
+    /** The connection and what works over it, from {@link #initialize()} on. */
+    private record Open(StatefulConnection<String, String> connection, RedisAccess access, RedisBatches batches) {
+    }
+
+    private RedisLockStore(Builder builder) {
+        this.connector = builder.connector;
+        this.layout = new RedisLayout(builder.keyPrefix);
+        this.confirmation = builder.confirmation;
+        this.operationTimeout = builder.getOperationTimeout();
+        this.retention = builder.getIdleRecordRetention();
+        this.retries = builder.getRetries();
+        this.listener = new RedisReleaseListener(connector::connectPubSub, layout.channel());
+    }
+
+    /** A store on the server (or Sentinel-watched master) {@code client} was created for; the client stays open. */
+    public static Builder builder(RedisClient client) {
+        return new Builder(RedisConnector.of(Require.notNull(client, "client"), null, false));
+    }
+
+    /** A store on the server (or Sentinel-watched master) {@code uri} names, through {@code client}, which stays open. */
+    public static Builder builder(RedisClient client, RedisURI uri) {
+        return new Builder(RedisConnector.of(Require.notNull(client, "client"), Require.notNull(uri, "uri"), false));
+    }
+
+    /** A store on the cluster {@code client} was created for; the client stays open. */
+    public static Builder builder(RedisClusterClient client) {
+        return new Builder(RedisConnector.of(Require.notNull(client, "client"), false));
+    }
+
+    /**
+     * A store on its own client for {@code redisUri} ({@code redis://}, {@code rediss://}, {@code redis-sentinel://}),
+     * shut down when the store closes.
+     *
+     * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI
+     */
+    public static Builder builder(String redisUri) {
+        return new Builder(RedisConnector.of(RedisClient.create(parse(redisUri)), null, true));
+    }
+
+    /** A store on its own client for the cluster reached through any of {@code redisUris}, shut down with the store. */
+    public static Builder clusterBuilder(String... redisUris) {
+        Require.argument(redisUris != null && redisUris.length > 0, "redisUris must name at least one cluster node");
+        List<RedisURI> seeds = new ArrayList<>();
+        for (String uri : redisUris) {
+            seeds.add(parse(uri));
+        }
+        return new Builder(RedisConnector.of(RedisClusterClient.create(seeds), true));
+    }
+
+    private static RedisURI parse(String redisUri) {
+        Require.notEmpty(redisUri, "redisUri");
+        try {
+            return RedisURI.create(redisUri);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("redisUri is not a Redis URI (redis://host:port/db, rediss://..., "
+                    + "redis-sentinel://host:port#master): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Settings of a {@link RedisLockStore}; each setter checks its value and names it when refusing it. The operation
+     * timeout is 10 ms at the least; the idle record retention is how long a key's hash, with its fencing counter,
+     * outlives its last grant or renewal (beyond the lease); retries default to 4 attempts, backoff 20 ms doubling to
+     * 1 s (a Sentinel failover takes seconds: raise the operation timeout to ride one out). Not thread-safe.
+     */
+    public static final class Builder extends StoreBuilder<Builder> {
+        private final RedisConnector connector;
+        private String keyPrefix = "lockmanager:";
+        private ReplicaConfirmation confirmation = ReplicaConfirmation.NONE;
+
+        private Builder(RedisConnector connector) {
+            super(Duration.ofMillis(10), new RetryPolicy(4, Duration.ofMillis(20), Duration.ofSeconds(1)));
+            this.connector = connector;
+        }
+
+        /**
+         * What every lock hash's name starts with, and the release channel's: 1 to 64 chars, none of {@code *?[]\{}}.
+         * Default {@code lockmanager:}.
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = RedisLayout.requirePrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * Counts a grant or renewal only once {@code replicas} replicas acknowledged it ({@code WAIT}, in the same
+         * round trip), waiting at most {@code timeout}; a grant not confirmed is withdrawn and tried again within the
+         * operation timeout. It keeps a lock through a failover to a replica that acknowledged; Redis replication stays
+         * asynchronous, so it does not make a failover safe when the promoted replica is another one. 0 turns it off
+         * (the default). Not on a cluster.
+         */
+        public Builder confirmReplicas(int replicas, Duration timeout) {
+            Require.argument(replicas >= 0 && replicas <= 16, "replicas must be between 0 and 16, was %s", replicas);
+            Require.argument(timeout != null && !timeout.isNegative() && timeout.compareTo(Duration.ofSeconds(10)) <= 0
+                    && (replicas == 0 || !timeout.isZero()), "confirmation timeout must be between 1 ms and 10 s, was %s",
+                    timeout);
+            this.confirmation = replicas == 0 ? ReplicaConfirmation.NONE : new ReplicaConfirmation(replicas, timeout);
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if replica confirmation is asked of a cluster */
+        public RedisLockStore build() {
+            Require.argument(!(confirmation.isOn() && connector.isCluster()), "confirmReplicas is not offered on a "
+                    + "Redis Cluster: WAIT there covers one node's connection, not the lock's");
+            return new RedisLockStore(this);
+        }
+    }
+
+    /**
+     * Connects (retried as any call) and refuses a server the store cannot keep its promises on: every master of a
+     * cluster is asked.
+     */
+    @Override
+    public void initialize() throws LockManagerException {
+        Open current = connect();
+        List<String[]> infos = current.access().call("inspect the Redis server", timeout ->
+                connector.infos(current.connection()));
+        for (String[] info : infos) {
+            RedisServerCheck check = new RedisServerCheck(info[0], info[1]);
+            check.check();
+            log.info("Lock store on {} at {}, keys '{}*'{}", check.version(), info[0], layout.prefix(),
+                    check.evictsWhenLimited() ? " (its eviction policy would evict if a memory limit were set: keep it "
+                            + "at noeviction)" : "");
+        }
+    }
+
+    private Open connect() throws LockManagerException {
+        Open current = open;
+        if (current != null) {
+            return current;
+        }
+        StatefulConnection<String, String> connection = retries.call("connect to Redis", operationTimeout,
+                RedisFailures.INSTANCE, timeout -> connector.connect());
+        RedisAccess access = new RedisAccess(connection, connector.commands(connection), connector.isCluster(), layout,
+                operationTimeout, retention, retries);
+        Open made = new Open(connection, access, new RedisBatches(access, confirmation));
+        boolean kept;
+        synchronized (this) {
+            kept = !closed && open == null;
+            if (kept) {
+                open = made;
+            }
+        }
+        if (!kept) {
+            connection.closeAsync();
+            if (closed) {
+                throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "the Redis lock store is closed");
+            }
+        }
+        return open;
+    }
+
+    private RedisAccess access() throws LockManagerException {
+        Open current = open;
+        return current != null ? current.access() : connect().access();
+    }
+
+    /**
+     * One script: grants when the request's own entry is there already, or the predecessor's, or no live holder
+     * conflicts; else names a conflicting holder. With confirmation, the {@code WAIT} goes in the same round trip, and a
+     * grant the replicas did not confirm is withdrawn (owner-checked) and tried again.
+     */
+    @Override
+    public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+        LockHandle handle = request.handle();
+        RedisAccess access = access();
+        String[] keys = {layout.hash(handle.key())};
+        String[] args = {RedisLayout.holderField(handle), Integer.toString(request.mode().ordinal()),
+                Long.toString(lease.toMillis()), Long.toString(access.retentionMillis()),
+                request.predecessor() == null ? "" : RedisLayout.holderField(request.predecessor()),
+                RedisEntries.tail(request.nodeId(), request.threadName())};
+        return access.call("acquire lock '" + handle.key().name() + "' " + request.mode(), timeout -> {
+            long deadline = RedisAccess.deadline(timeout);
+            RedisFuture<Object> sent = access.send(RedisScripts.ACQUIRE, keys, args);
+            RedisFuture<Long> confirmed = confirmation.send(access);
+            boolean[] resent = {false};
+            List<?> answer = access.answer(sent, deadline, RedisScripts.ACQUIRE, keys, resent, args);
+            long abortMark = (Long) answer.get(3);
+            if ((Long) answer.get(0) == 0) {
+                return AcquireResult.heldBy(RedisEntries.record(handle.key(),
+                        RedisLayout.ownerOf((String) answer.get(4)), (String) answer.get(1), abortMark));
+            }
+            LockRecord mine = RedisEntries.record(handle.key(), handle.ownerToken(), (String) answer.get(1), abortMark);
+            if (resent[0]) {
+                confirmed = confirmation.send(access);
+            }
+            if (!confirmation.confirmed(confirmed, deadline)) {
+                access.run(RedisScripts.RELEASE, timeout, keys, args[0], layout.channel(), handle.key().storageKey());
+                throw new RedisException("the grant of lock '" + handle.key().name() + "' was not confirmed by "
+                        + confirmation.replicas() + " replica(s) within " + confirmation.timeout().toMillis()
+                        + " ms, and was withdrawn");
+            }
+            return AcquireResult.acquired(mine);
+        });
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> renew(List<LockHandle> handles, Duration lease) throws LockManagerException {
+        access();
+        return open.batches().renew(handles, lease);
+    }
+
+    @Override
+    public Map<LockHandle, HoldState> check(List<LockHandle> handles) throws LockManagerException {
+        access();
+        return open.batches().check(handles);
+    }
+
+    /**
+     * One script: removes the handle's entry if it is there, publishing the release if someone waits for the key.
+     * {@code true} if it was live; a repeated call after an unanswered one that may have applied counts the entry it
+     * finds gone as released by that one.
+     */
+    @Override
+    public boolean release(LockHandle handle) throws LockManagerException {
+        RedisAccess access = access();
+        String[] keys = {layout.hash(handle.key())};
+        String[] args = {RedisLayout.holderField(handle), layout.channel(), handle.key().storageKey()};
+        boolean[] inDoubt = {false};
+        return access.call("release lock '" + handle.key().name() + "'", timeout -> {
+            try {
+                long released = (Long) access.<List<?>>run(RedisScripts.RELEASE, timeout, keys, args).get(0);
+                return released == 1 || (released == -1 && inDoubt[0]);
+            } catch (Exception e) {
+                inDoubt[0] |= RedisFailures.INSTANCE.classify(e) != RetryPolicy.Failure.PERMANENT;
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public Optional<LockRecord> read(LockKey key) throws LockManagerException {
+        return holders(key, true).stream().findFirst();
+    }
+
+    /** Every holder entry of the key, those whose lease ended included, until the next grant removes them. */
+    @Override
+    public List<LockRecord> inspect(LockKey key) throws LockManagerException {
+        return holders(key, false);
+    }
+
+    private List<LockRecord> holders(LockKey key, boolean liveOnly) throws LockManagerException {
+        RedisAccess access = access();
+        String[] keys = {layout.hash(key)};
+        return access.call("read lock '" + key.name() + "'", timeout -> RedisEntries.holders(key,
+                access.<List<?>>run(RedisScripts.READ, timeout, keys), liveOnly));
+    }
+
+    @Override
+    public List<LockRecord> list() throws LockManagerException {
+        return RedisListing.list(access());
+    }
+
+    /**
+     * One script, while the key has a live holder: the abort mark becomes the last token given, which asks every
+     * holder granted so far (and no later one) to abort.
+     */
+    @Override
+    public boolean markAbort(LockKey key) throws LockManagerException {
+        RedisAccess access = access();
+        String[] keys = {layout.hash(key)};
+        return access.call("abort lock '" + key.name() + "'",
+                timeout -> (Long) access.<List<?>>run(RedisScripts.ABORT, timeout, keys).get(0) == 1);
+    }
+
+    /** Nothing to do: a key's hash expires by its TTL, and each grant removes the entries whose lease ended. */
+    @Override
+    public int purgeIdleRecords() {
+        return 0;
+    }
+
+    /** Waits for the release's message on the store's channel, after marking the key as waited for (one script). */
+    @Override
+    public boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
+        RedisAccess access = access();
+        String[] keys = {layout.hash(key)};
+        return listener.await(key.storageKey(), timeout, () -> access.call("wait for lock '" + key.name() + "'",
+                attempt -> (Long) access.<List<?>>run(RedisScripts.MARK_WAITED, attempt, keys).get(0) == 1));
+    }
+
+    /** Every mode: a key's holders share its hash, and one script decides by all of them. */
+    @Override
+    public boolean supportsModes() {
+        return true;
+    }
+
+    /** A request naming its predecessor takes the predecessor's entry over in the script that grants it. */
+    @Override
+    public boolean supportsHandOff() {
+        return true;
+    }
+
+    /** Closes the store's connections, and the client if the store made it. */
+    @Override
+    public void close() {
+        Open current;
+        synchronized (this) {
+            closed = true;
+            current = open;
+        }
+        listener.close();
+        if (current != null) {
+            current.connection().close();
+        }
+        connector.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockStore[" + layout.prefix() + "*" + (connector.isCluster() ? ", cluster" : "")
+                + (confirmation.isOn() ? ", " + confirmation.replicas() + " replica(s) confirm" : "") + "]";
+    }
+}

@@ -1,0 +1,159 @@
+package io.github.lockmanager.store.redis;
+
+import io.github.lockmanager.LockManagerException;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Wakes the store's waiters when a key they wait for is released on any node. A waiter marks the key's hash as waited
+ * for; the release script publishes the storage key on the store's one channel when it finds the mark, and removes
+ * it, so uncontended locks publish nothing. One pub/sub connection subscribes to that channel, opened by the first
+ * wait and kept until the store closes, however many keys are waited for; Lettuce delivers its messages on its own
+ * event loop and subscribes again after a reconnect. While the connection is down, waits return {@code false} and
+ * their callers poll; a release published meanwhile is missed, and its waiter sleeps no longer than its own timeout.
+ */
+final class RedisReleaseListener {
+    private static final Logger log = LoggerFactory.getLogger(RedisReleaseListener.class);
+    /** How long a first wait waits for the subscription, at most: connecting and subscribing take round trips. */
+    private static final long START_MILLIS = 2000;
+
+    /** Makes a waiter known to the releasers: {@code false} if the key has no live holder now. */
+    @FunctionalInterface
+    interface Mark {
+        boolean mark() throws LockManagerException;
+    }
+
+    private final Supplier<StatefulRedisPubSubConnection<String, String>> connector;
+    private final String channel;
+    private final ConcurrentHashMap<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+    private StatefulRedisPubSubConnection<String, String> connection;
+    private boolean closed;
+
+    RedisReleaseListener(Supplier<StatefulRedisPubSubConnection<String, String>> connector, String channel) {
+        this.connector = connector;
+        this.channel = channel;
+    }
+
+    /**
+     * Waits for a release of {@code storageKey} for at most {@code timeout}, once {@code mark} has made this waiter
+     * known.
+     *
+     * @return {@code true} if this call waited; {@code false} at once if it could not listen or {@code mark} said no
+     */
+    boolean await(String storageKey, Duration timeout, Mark mark) throws LockManagerException, InterruptedException {
+        if (!listening(Math.min(timeout.toMillis(), START_MILLIS))) {
+            return false;
+        }
+        CountDownLatch woken = new CountDownLatch(1);
+        waiters.compute(storageKey, (key, latches) -> {
+            Set<CountDownLatch> all = latches != null ? latches : new HashSet<>();
+            all.add(woken);
+            return all;
+        });
+        try {
+            // marked after the latch is in place, so a release that sees the mark finds the waiter
+            if (!mark.mark()) {
+                return false;
+            }
+            woken.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } finally {
+            waiters.computeIfPresent(storageKey, (key, latches) -> {
+                latches.remove(woken);
+                return latches.isEmpty() ? null : latches;
+            });
+        }
+    }
+
+    /** Subscribes on the first call; {@code false} if the subscription is not open (closed, or the server is away). */
+    private boolean listening(long millis) throws InterruptedException {
+        StatefulRedisPubSubConnection<String, String> open;
+        synchronized (this) {
+            if (closed) {
+                return false;
+            }
+            open = connection;
+        }
+        if (open != null) {
+            return open.isOpen();
+        }
+        return subscribe(millis);
+    }
+
+    /** Opens the connection and subscribes, outside the monitor; a racing first wait's connection is closed again. */
+    private boolean subscribe(long millis) throws InterruptedException {
+        StatefulRedisPubSubConnection<String, String> opened = null;
+        try {
+            opened = connector.get();
+            opened.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String from, String storageKey) {
+                    if (channel.equals(from)) {
+                        wake(storageKey);
+                    }
+                }
+            });
+            opened.async().subscribe(channel).get(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            closeQuietly(opened);
+            throw e;
+        } catch (Exception e) {
+            closeQuietly(opened);
+            log.warn("Could not subscribe to the Redis channel {} for lock releases: {}. Waiters poll meanwhile and "
+                    + "subscribe again at their next wait", channel, e.toString());
+            return false;
+        }
+        boolean keep;
+        synchronized (this) {
+            keep = !closed && connection == null;
+            if (keep) {
+                connection = opened;
+            }
+        }
+        if (!keep) {
+            opened.closeAsync();
+            return listening(millis);
+        }
+        log.debug("Subscribed to the Redis channel {} for lock releases", channel);
+        return true;
+    }
+
+    private static void closeQuietly(StatefulRedisPubSubConnection<String, String> opened) {
+        if (opened != null) {
+            opened.closeAsync();
+        }
+    }
+
+    private void wake(String storageKey) {
+        Set<CountDownLatch> woken = waiters.remove(storageKey);
+        if (woken != null) {
+            woken.forEach(CountDownLatch::countDown);
+        }
+    }
+
+    /** Closes the subscription; waiters are woken and poll. */
+    void close() {
+        StatefulRedisPubSubConnection<String, String> open;
+        synchronized (this) {
+            closed = true;
+            open = connection;
+            connection = null;
+        }
+        if (open != null) {
+            open.close();
+        }
+        for (String key : waiters.keySet()) {
+            wake(key);
+        }
+    }
+}

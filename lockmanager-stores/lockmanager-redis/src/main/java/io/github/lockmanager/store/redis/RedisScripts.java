@@ -1,0 +1,185 @@
+package io.github.lockmanager.store.redis;
+
+import io.github.lockmanager.store.support.FencingEpoch;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * The store's server-side scripts: every decision is one script on the key's hash, run by the server atomically on its
+ * own clock ({@code TIME}), so nothing is read and then written conditionally on what was read.
+ *
+ * <p>A key's hash ({@link RedisLayout}) has the fields {@code f} (the fencing counter: the last token granted),
+ * {@code a} (the abort mark: holders whose token is at most it are asked to abort), {@code w} (a waiter on some node
+ * wants the next release published) and one field {@code h:<owner token>} per holder, whose value is
+ * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}. Numbers are kept in
+ * decimal; Lua's numbers are doubles, exact for the tokens of the next centuries.
+ */
+final class RedisScripts {
+    /** One script: its text and the SHA-1 by which {@code EVALSHA} names it. */
+    record Script(String name, String text, String sha) {
+        static Script of(String name, String body) {
+            String text = PRELUDE + body;
+            return new Script(name, text, sha1(text));
+        }
+    }
+
+    /**
+     * What every script starts with: effects replication (a script reading {@code TIME} and then writing must be
+     * replicated by its effects; Redis 7 and Valkey always do, earlier servers are told), the server's clock in
+     * milliseconds, and the conflict table of the modes, by {@link io.github.lockmanager.LockMode} ordinal.
+     */
+    private static final String PRELUDE = """
+            if redis.replicate_commands then pcall(redis.replicate_commands) end
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            local function num(x) return string.format('%.0f', x) end
+            local CONFLICT = {[0] = {[3] = true}, [1] = {[2] = true, [3] = true}, [2] = {[1] = true, [3] = true},
+              [3] = {[0] = true, [1] = true, [2] = true, [3] = true}}
+            local function isHolder(f) return string.sub(f, 1, 2) == 'h:' end
+            local function lease(v) return tonumber(string.match(v, '^%d (%d+) ')) end
+            local function token(v) return tonumber(string.match(v, '^%d %d+ %d+ (%d+) ')) end
+            """;
+
+    /**
+     * KEYS[1] the key's hash; ARGV: the holder field, the mode's ordinal, lease ms, retention ms, the predecessor's
+     * field (or empty), the entry's tail ({@code <node id length> <node id><thread name>}). Answers
+     * {@code {1, entry, now, abort mark}} when granted (also when the request's own live entry is there already: an
+     * earlier attempt applied), {@code {0, entry, now, abort mark, field}} naming a conflicting live holder. A grant
+     * removes the predecessor's entry and those whose lease ended, moves the counter by the epoch rule and never
+     * shortens the hash's TTL.
+     */
+    static final Script ACQUIRE = Script.of("acquire", """
+            local mine, mode = ARGV[1], tonumber(ARGV[2])
+            local all = redis.call('HGETALL', KEYS[1])
+            local gone, fence, abort = {}, 0, 0
+            for i = 1, #all, 2 do
+              local f, v = all[i], all[i + 1]
+              if f == 'f' then fence = tonumber(v)
+              elseif f == 'a' then abort = tonumber(v)
+              elseif isHolder(f) then
+                if f == ARGV[5] or lease(v) <= now then gone[#gone + 1] = f
+                elseif f == mine then return {1, v, now, abort}
+                elseif CONFLICT[tonumber(string.sub(v, 1, 1))][mode] then
+                  for j = i + 2, #all, 2 do
+                    if all[j] == 'a' then abort = tonumber(all[j + 1]) end
+                  end
+                  return {0, v, now, abort, f}
+                end
+              end
+            end
+            local tk = math.max(fence + 1, now * %d)
+            local entry = ARGV[2] .. ' ' .. num(now + tonumber(ARGV[3])) .. ' ' .. num(now) .. ' ' .. num(tk) .. ' ' .. ARGV[6]
+            if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
+            redis.call('HSET', KEYS[1], 'f', num(tk), mine, entry)
+            local ttl = tonumber(ARGV[3]) + tonumber(ARGV[4])
+            if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+            return {1, entry, now, abort}
+            """.formatted(FencingEpoch.TOKENS_PER_MILLISECOND));
+
+    /**
+     * KEYS[1] the key's hash; ARGV: the holder field, the channel, the storage key. Removes the entry; publishes the
+     * storage key on the channel if a waiter marked the key. Answers {1} if the entry was live, {0} if its lease had
+     * ended, {-1} if it was not there.
+     */
+    static final Script RELEASE = Script.of("release", """
+            local v = redis.call('HGET', KEYS[1], ARGV[1])
+            if not v then return {-1} end
+            redis.call('HDEL', KEYS[1], ARGV[1])
+            if redis.call('HDEL', KEYS[1], 'w') == 1 then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
+            if lease(v) > now then return {1} end
+            return {0}
+            """);
+
+    /**
+     * KEYS the hashes of the handles; ARGV: lease ms, retention ms, then each handle's holder field. Extends each live
+     * entry to the lease from now. Answers per handle 0 (lost), 1 (held), 2 (held, abort asked).
+     */
+    static final Script RENEW = Script.of("renew", """
+            local ms = tonumber(ARGV[1])
+            local ttl = ms + tonumber(ARGV[2])
+            local out = {}
+            for i = 1, #KEYS do
+              local v = redis.call('HGET', KEYS[i], ARGV[i + 2])
+              local s = 0
+              if v and lease(v) > now then
+                local m, rest = string.match(v, '^(%d) %d+ (.*)$')
+                redis.call('HSET', KEYS[i], ARGV[i + 2], m .. ' ' .. num(now + ms) .. ' ' .. rest)
+                if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+                local a = redis.call('HGET', KEYS[i], 'a')
+                s = (a and tonumber(a) >= token(v)) and 2 or 1
+              end
+              out[i] = s
+            end
+            return out
+            """);
+
+    /** As {@link #RENEW} without writing: ARGV are the holder fields alone. */
+    static final Script CHECK = Script.of("check", """
+            local out = {}
+            for i = 1, #KEYS do
+              local v = redis.call('HGET', KEYS[i], ARGV[i])
+              local s = 0
+              if v and lease(v) > now then
+                local a = redis.call('HGET', KEYS[i], 'a')
+                s = (a and tonumber(a) >= token(v)) and 2 or 1
+              end
+              out[i] = s
+            end
+            return out
+            """);
+
+    /** KEYS[1] the key's hash. Answers {@code {now, abort mark, field, entry, field, entry, ...}} of every holder entry. */
+    static final Script READ = Script.of("read", """
+            local all = redis.call('HGETALL', KEYS[1])
+            local out = {now, 0}
+            for i = 1, #all, 2 do
+              if all[i] == 'a' then out[2] = tonumber(all[i + 1])
+              elseif isHolder(all[i]) then out[#out + 1] = all[i]; out[#out + 1] = all[i + 1] end
+            end
+            return out
+            """);
+
+    /** KEYS[1] the key's hash. If a holder is live, sets the abort mark to the counter and answers {1}; else {0}. */
+    static final Script ABORT = Script.of("abort", """
+            local all = redis.call('HGETALL', KEYS[1])
+            local fence
+            local live = false
+            for i = 1, #all, 2 do
+              if all[i] == 'f' then fence = all[i + 1]
+              elseif isHolder(all[i]) and lease(all[i + 1]) > now then live = true end
+            end
+            if not live or not fence then return {0} end
+            redis.call('HSET', KEYS[1], 'a', fence)
+            return {1}
+            """);
+
+    /** KEYS[1] the key's hash. If a holder is live, marks the key as waited for and answers {1}; else {0}. */
+    static final Script MARK_WAITED = Script.of("mark-waited", """
+            local all = redis.call('HGETALL', KEYS[1])
+            for i = 1, #all, 2 do
+              if isHolder(all[i]) and lease(all[i + 1]) > now then
+                redis.call('HSET', KEYS[1], 'w', '1')
+                return {1}
+              end
+            end
+            return {0}
+            """);
+
+    private RedisScripts() {
+    }
+
+    private static String sha1(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder(40);
+            for (byte b : digest) {
+                hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-1", e);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.github.lockmanager.store.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A {@code redis-server} (Debian's) this test starts on a free loopback port, with no persistence unless asked, in a
+ * directory of its own; stopped (killed) and started again on the same port by the tests of failures.
+ */
+final class RedisProcess implements AutoCloseable {
+    private final int port;
+    private final Path dir;
+    private final List<String> extra;
+    private Process process;
+
+    private RedisProcess(int port, Path dir, List<String> extra) {
+        this.port = port;
+        this.dir = dir;
+        this.extra = extra;
+    }
+
+    /** Starts a server with {@code settings} ({@code "--maxmemory", "1mb"}, ...) added to its command line. */
+    static RedisProcess start(String... settings) throws IOException {
+        RedisProcess redis = new RedisProcess(freePort(), Files.createTempDirectory("lockmanager-redis"),
+                List.of(settings));
+        redis.start();
+        return redis;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    int port() {
+        return port;
+    }
+
+    String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** Starts it again, on the same port, and waits until it answers. */
+    void start() throws IOException {
+        List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "--port",
+                Integer.toString(port), "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+        command.addAll(extra);
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile()).start();
+        RedisClient probe = RedisClient.create(uri());
+        try {
+            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
+                try (StatefulRedisConnection<String, String> c = probe.connect()) {
+                    return "PONG".equals(c.sync().ping());
+                }
+            });
+        } finally {
+            probe.shutdown();
+        }
+    }
+
+    /** Kills it at once: what it held in memory is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null) {
+            kill();
+        }
+    }
+}
