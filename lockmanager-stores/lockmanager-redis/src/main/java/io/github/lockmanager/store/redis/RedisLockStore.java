@@ -254,14 +254,38 @@ public final class RedisLockStore implements LockStore {
             if (resent[0]) {
                 confirmed = confirmation.send(access);
             }
-            if (!confirmation.confirmed(confirmed, deadline)) {
-                access.run(RedisScripts.RELEASE, timeout, keys, args[0], layout.channel(), handle.key().storageKey());
+            boolean kept = false;
+            try {
+                kept = confirmation.confirmed(confirmed, deadline);
+            } finally {
+                if (!kept) {
+                    withdraw(access, keys, args[0], handle, deadline);
+                }
+            }
+            if (!kept) {
                 throw new RedisException("the grant of lock '" + handle.key().name() + "' was not confirmed by "
                         + confirmation.replicas() + " replica(s) within " + confirmation.timeout().toMillis()
                         + " ms, and was withdrawn");
             }
             return AcquireResult.acquired(mine);
         });
+    }
+
+    /**
+     * Removes a grant the caller will not be told of, waiting for it until {@code deadline} at most: sent on the
+     * connection the grant came by, it goes ahead of a retry's acquisition, whether or not it is answered in time.
+     */
+    private void withdraw(RedisAccess access, String[] keys, String field, LockHandle handle, long deadline) {
+        try {
+            String[] args = {field, layout.channel(), handle.key().storageKey()};
+            access.answer(access.send(RedisScripts.RELEASE, keys, args), deadline, RedisScripts.RELEASE, keys, args);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            log.warn("The withdrawal of an unconfirmed grant of lock '{}' failed ({}): the key stays taken until its "
+                    + "lease ends", handle.key().name(), e.toString());
+        }
     }
 
     @Override

@@ -31,7 +31,7 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** Starts a server with {@code settings} ({@code "--maxmemory", "1mb"}, ...) added to its command line. */
-    static RedisProcess start(String... settings) throws IOException {
+    static RedisProcess launch(String... settings) throws IOException {
         RedisProcess redis = new RedisProcess(freePort(), Files.createTempDirectory("lockmanager-redis"),
                 List.of(settings));
         redis.start();

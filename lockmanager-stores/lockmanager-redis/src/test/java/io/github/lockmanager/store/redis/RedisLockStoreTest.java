@@ -1,0 +1,220 @@
+package io.github.lockmanager.store.redis;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRequest;
+import io.lettuce.core.cluster.RedisClusterClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the Redis store promises beyond the TCK, on a server this test starts (so that its counts are the store's
+ * alone): the round trips of each call counted by the server, the script cache flushed, listing without {@code KEYS},
+ * releases published only when waited for, idle hashes expiring, tokens rising across a restart without persistence,
+ * and the settings refused where they enter.
+ */
+class RedisLockStoreTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static RedisProcess redis;
+    private static CommandStats stats;
+    private RedisLockStore store;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        redis = RedisProcess.launch();
+        stats = new CommandStats(redis.uri());
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        stats.close();
+        redis.close();
+    }
+
+    @BeforeEach
+    void newStore() throws LockManagerException {
+        store = RedisLockStore.builder(redis.uri()).idleRecordRetention(Duration.ofSeconds(1)).build();
+        store.initialize();
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    private static LockKey key(String name) {
+        return LockKey.xdc("redis-test", name);
+    }
+
+    private static LockRequest request(LockKey key, LockMode mode) {
+        return LockRequest.of(LockHandle.of(key, "owner-" + UUID.randomUUID() + "-", 1), "node-1", "thread 1", mode);
+    }
+
+    @Test
+    void aLockAndUnlockIsTwoCommandsAndARenewalOfManyLocksOne() throws Exception {
+        List<LockHandle> held = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            held.add(store.acquire(request(key("batch-" + i), LockMode.EXCLUSIVE), LEASE).record().handle());
+        }
+        LockRequest cycle = request(key("cycle"), LockMode.EXCLUSIVE);
+        stats.reset();
+        assertThat(store.acquire(cycle, LEASE).isAcquired()).isTrue();
+        assertThat(store.release(cycle.handle())).isTrue();
+        assertThat(stats.calls("evalsha")).isEqualTo(2);
+        stats.reset();
+        assertThat(store.renew(held, LEASE)).hasSize(20).containsOnlyKeys(held)
+                .allSatisfy((handle, state) -> assertThat(state).isEqualTo(HoldState.HELD));
+        assertThat(store.check(held)).hasSize(20);
+        assertThat(stats.calls("evalsha")).isEqualTo(2);
+        assertThat(stats.calls("publish")).isZero();
+    }
+
+    @Test
+    void aFlushedScriptCacheIsFilledAgainByTheNextCall() throws Exception {
+        LockRequest first = request(key("flushed"), LockMode.EXCLUSIVE);
+        store.acquire(first, LEASE);
+        stats.commands().scriptFlush();
+        stats.reset();
+        LockRequest second = request(key("flushed"), LockMode.EXCLUSIVE);
+        AcquireResult refused = store.acquire(second, LEASE);
+        assertThat(refused.isAcquired()).isFalse();
+        assertThat(refused.record().handle()).isEqualTo(first.handle());
+        assertThat(store.release(first.handle())).isTrue();
+        assertThat(stats.calls("eval")).isEqualTo(2);
+        assertThat(store.acquire(second, LEASE).isAcquired()).isTrue();
+        assertThat(stats.calls("eval")).isEqualTo(2);
+    }
+
+    @Test
+    void listingScansPagesAndNeverUsesKeys() throws Exception {
+        int locks = RedisListing.PAGE + 200;
+        List<CompletableFuture<Void>> taking = new ArrayList<>();
+        for (int i = 0; i < locks; i++) {
+            LockRequest request = request(key("listed-" + i), LockMode.SHARED);
+            taking.add(CompletableFuture.runAsync(() -> {
+                try {
+                    store.acquire(request, LEASE);
+                } catch (LockManagerException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        CompletableFuture.allOf(taking.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        stats.reset();
+        assertThat(store.list()).filteredOn(r -> r.key().name().startsWith("listed-")).hasSize(locks);
+        assertThat(stats.calls("keys")).isZero();
+        assertThat(stats.calls("scan")).isGreaterThan(1);
+    }
+
+    @Test
+    void aReleaseIsPublishedOnlyWhenSomeoneWaitsAndWakesTheWaiterOfAnotherStore() throws Exception {
+        LockKey key = key("waited");
+        LockRequest holder = request(key, LockMode.EXCLUSIVE);
+        store.acquire(holder, LEASE);
+        try (RedisLockStore other = RedisLockStore.builder(redis.uri()).build()) {
+            other.initialize();
+            assertThat(other.awaitRelease(key("free"), Duration.ofSeconds(5))).isFalse();
+            stats.reset();
+            CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
+                long start = System.nanoTime();
+                try {
+                    assertThat(other.awaitRelease(key, Duration.ofSeconds(30))).isTrue();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                return System.nanoTime() - start;
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> stats.calls("evalsha") + stats.calls("eval") >= 1);
+            store.release(holder.handle());
+            assertThat(waited.get(10, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(10));
+            assertThat(stats.calls("publish")).isEqualTo(1);
+        }
+        stats.reset();
+        LockRequest next = request(key, LockMode.EXCLUSIVE);
+        store.acquire(next, LEASE);
+        store.release(next.handle());
+        assertThat(stats.calls("publish")).as("a release nobody waits for").isZero();
+    }
+
+    @Test
+    void anIdleHashExpiresAfterTheRetentionAndItsKeysTokensStillRise() throws Exception {
+        LockKey key = key("idle");
+        LockRequest first = request(key, LockMode.EXCLUSIVE);
+        long firstToken = store.acquire(first, Duration.ofMillis(500)).record().fencingToken();
+        String hash = "lockmanager:" + key.storageKey();
+        assertThat(stats.commands().pttl(hash)).isBetween(1L, 1500L);
+        store.release(first.handle());
+        await().atMost(Duration.ofSeconds(10)).until(() -> stats.commands().exists(hash) == 0);
+        long secondToken = store.acquire(request(key, LockMode.EXCLUSIVE), LEASE).record().fencingToken();
+        assertThat(secondToken).isGreaterThan(firstToken);
+    }
+
+    @Test
+    void tokensRiseAcrossARestartWithoutPersistenceAndTheHolderIsToldItsLockIsGone() throws Exception {
+        LockKey key = key("restarted");
+        LockRequest before = request(key, LockMode.EXCLUSIVE);
+        long token = store.acquire(before, LEASE).record().fencingToken();
+        redis.kill();
+        redis.start();
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
+                .until(() -> store.check(List.of(before.handle())).get(before.handle()) == HoldState.LOST);
+        AcquireResult after = store.acquire(request(key, LockMode.EXCLUSIVE), LEASE);
+        assertThat(after.isAcquired()).isTrue();
+        assertThat(after.record().fencingToken()).isGreaterThan(token);
+    }
+
+    @Test
+    void aServerThatMayEvictIsRefusedNamingTheSetting() throws Exception {
+        try (RedisProcess evicting = RedisProcess.launch("--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru");
+             RedisLockStore refused = RedisLockStore.builder(evicting.uri()).build()) {
+            assertThatThrownBy(refused::initialize).isInstanceOf(LockManagerException.class)
+                    .hasMessageContaining("maxmemory-policy 'volatile-lru'").hasMessageContaining("noeviction")
+                    .extracting(e -> ((LockManagerException) e).getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
+        }
+        try (RedisProcess limited = RedisProcess.launch("--maxmemory", "64mb", "--maxmemory-policy", "noeviction");
+             RedisLockStore accepted = RedisLockStore.builder(limited.uri()).build()) {
+            accepted.initialize();
+        }
+    }
+
+    @Test
+    void badSettingsAreRefusedWhereTheyEnterNamingThem() {
+        assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).keyPrefix("locks*"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).keyPrefix("{tag}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> RedisLockStore.builder("http://example.org"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redisUri");
+        assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).confirmReplicas(-1, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replicas");
+        assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).confirmReplicas(1, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confirmation timeout");
+        assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).operationTimeout(Duration.ofMillis(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
+        RedisClusterClient cluster = RedisClusterClient.create("redis://127.0.0.1:" + redis.port());
+        try {
+            assertThatThrownBy(() -> RedisLockStore.builder(cluster).confirmReplicas(1, Duration.ofSeconds(1)).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confirmReplicas");
+        } finally {
+            cluster.shutdown();
+        }
+    }
+}
