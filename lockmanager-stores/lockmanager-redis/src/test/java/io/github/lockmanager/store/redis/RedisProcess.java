@@ -15,27 +15,46 @@ import java.util.concurrent.TimeUnit;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A {@code redis-server} (Debian's) this test starts on a free loopback port, with no persistence unless asked, in a
- * directory of its own; stopped (killed) and started again on the same port by the tests of failures.
+ * A {@code redis-server} (Debian's) this test starts on a free loopback port, with no persistence, in a directory of
+ * its own: a server, or a Sentinel (the same binary with {@code --sentinel}, which is what Debian's
+ * {@code redis-sentinel} runs). Killed and started again on the same port by the tests of failures.
  */
 final class RedisProcess implements AutoCloseable {
     private final int port;
     private final Path dir;
-    private final List<String> extra;
+    private final List<String> command;
     private Process process;
 
-    private RedisProcess(int port, Path dir, List<String> extra) {
+    private RedisProcess(int port, Path dir, List<String> command) {
         this.port = port;
         this.dir = dir;
-        this.extra = extra;
+        this.command = command;
     }
 
     /** Starts a server with {@code settings} ({@code "--maxmemory", "1mb"}, ...) added to its command line. */
     static RedisProcess launch(String... settings) throws IOException {
-        RedisProcess redis = new RedisProcess(freePort(), Files.createTempDirectory("lockmanager-redis"),
-                List.of(settings));
+        int port = freePort();
+        Path dir = Files.createTempDirectory("lockmanager-redis");
+        List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "--port",
+                Integer.toString(port), "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+        command.addAll(List.of(settings));
+        RedisProcess redis = new RedisProcess(port, dir, command);
         redis.start();
         return redis;
+    }
+
+    /** Starts a Sentinel watching the master {@code name} on {@code masterPort}, deciding alone (quorum 1). */
+    static RedisProcess sentinel(String name, int masterPort, Duration downAfter) throws IOException {
+        int port = freePort();
+        Path dir = Files.createTempDirectory("lockmanager-sentinel");
+        Path conf = dir.resolve("sentinel.conf");
+        Files.writeString(conf, String.join("\n", "bind 127.0.0.1", "port " + port, "dir " + dir,
+                "sentinel monitor " + name + " 127.0.0.1 " + masterPort + " 1",
+                "sentinel down-after-milliseconds " + name + " " + downAfter.toMillis(),
+                "sentinel failover-timeout " + name + " 10000", ""));
+        RedisProcess sentinel = new RedisProcess(port, dir, List.of("redis-server", conf.toString(), "--sentinel"));
+        sentinel.start();
+        return sentinel;
     }
 
     static int freePort() throws IOException {
@@ -54,9 +73,6 @@ final class RedisProcess implements AutoCloseable {
 
     /** Starts it again, on the same port, and waits until it answers. */
     void start() throws IOException {
-        List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "--port",
-                Integer.toString(port), "--save", "", "--appendonly", "no", "--dir", dir.toString()));
-        command.addAll(extra);
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile()).start();
         RedisClient probe = RedisClient.create(uri());
@@ -80,7 +96,8 @@ final class RedisProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         if (process != null) {
-            kill();
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
         }
     }
 }

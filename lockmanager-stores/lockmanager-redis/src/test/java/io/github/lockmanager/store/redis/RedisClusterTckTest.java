@@ -1,0 +1,39 @@
+package io.github.lockmanager.store.redis;
+
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.testing.StoreTck;
+import org.junit.jupiter.api.AfterAll;
+
+/** The whole TCK on a real Redis Cluster of three masters: every lock's hash in one slot, batches split by slot. */
+class RedisClusterTckTest extends StoreTck {
+    private static RedisCluster cluster;
+    private static RedisLockStore store;
+
+    @Override
+    protected synchronized LockStore store() {
+        if (store == null) {
+            try {
+                cluster = RedisCluster.start();
+                store = RedisLockStore.clusterBuilder(cluster.uris()).keyPrefix("tck:").build();
+                store.initialize();
+            } catch (LockManagerException | java.io.IOException e) {
+                throw new IllegalStateException("could not start a Redis Cluster", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        return store;
+    }
+
+    @AfterAll
+    static void stopCluster() throws InterruptedException {
+        if (store != null) {
+            store.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+}
