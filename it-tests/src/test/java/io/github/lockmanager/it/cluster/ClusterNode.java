@@ -18,6 +18,7 @@ import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.FencingTable;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import io.github.lockmanager.store.jdbc.StaleFencingTokenException;
+import io.github.lockmanager.store.redis.RedisLockStore;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -97,6 +98,9 @@ public final class ClusterNode {
             return aerospike(new AerospikeClient(new ClientPolicy(), System.getProperty("node.aerospike.host"),
                     Integer.getInteger("node.aerospike.port")), System.getProperty("node.aerospike.namespace"), table);
         }
+        if (System.getProperty("node.store").equals("redis")) {
+            return redis(System.getProperty("node.redis.uri"), table);
+        }
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(System.getProperty("node.jdbc.url"));
         config.setUsername(System.getProperty("node.jdbc.user"));
@@ -108,6 +112,14 @@ public final class ClusterNode {
     static LockStore aerospike(IAerospikeClient client, String namespace, String suffix) throws LockManagerException {
         AerospikeLockStore store = AerospikeLockStore.builder(client).namespace(namespace).setSuffix(suffix)
                 .operationTimeout(Duration.ofSeconds(1)).build();
+        store.initialize();
+        return store;
+    }
+
+    /** An initialized Redis store on its own client for {@code uri}, keys starting with {@code prefix}. */
+    static LockStore redis(String uri, String prefix) throws LockManagerException {
+        RedisLockStore store = RedisLockStore.builder(uri).keyPrefix(prefix + ":").operationTimeout(Duration.ofSeconds(1))
+                .build();
         store.initialize();
         return store;
     }

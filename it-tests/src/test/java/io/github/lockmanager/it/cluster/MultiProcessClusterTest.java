@@ -64,6 +64,16 @@ class MultiProcessClusterTest {
     }
 
     @Test
+    void onRedis() throws Exception {
+        runAndCheck(Stores.redis("lockmanager_cluster"));
+    }
+
+    @Test
+    void readersAndWritersOnRedis() throws Exception {
+        runReadersAndWriters(Stores.redis("lockmanager_cluster"));
+    }
+
+    @Test
     void readersAndWritersOnPostgres() throws Exception {
         runReadersAndWriters(Stores.postgres("lockmanager_cluster"));
     }

@@ -121,6 +121,30 @@ final class Stores {
         };
     }
 
+    /** The Redis at {@code -Dredis.uri} (default the machine's {@code redis://127.0.0.1:6379}), keys under {@code prefix}. */
+    static Target redis(String prefix) {
+        String uri = System.getProperty("redis.uri", "redis://127.0.0.1:6379");
+        return new Target() {
+            @Override
+            public String name() {
+                return "Redis";
+            }
+
+            @Override
+            public Map<String, String> settings(String client, String nodeId) {
+                Map<String, String> settings = common(client, nodeId, prefix);
+                settings.put("node.store", "redis");
+                settings.put("node.redis.uri", uri);
+                return settings;
+            }
+
+            @Override
+            public LockStore store() throws LockManagerException {
+                return ClusterNode.redis(uri, prefix);
+            }
+        };
+    }
+
     private static Map<String, String> common(String client, String nodeId, String table) {
         Map<String, String> settings = new HashMap<>();
         settings.put("node.client", client);

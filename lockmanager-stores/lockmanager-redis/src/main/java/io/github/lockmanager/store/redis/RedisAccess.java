@@ -74,6 +74,15 @@ final class RedisAccess {
         return retries.call(what, operationTimeout, RedisFailures.INSTANCE, attempt);
     }
 
+    /** Loads every script into the server's cache (on a cluster, every master's). */
+    Void load(long timeoutMillis) throws Exception {
+        long deadline = deadline(timeoutMillis);
+        for (Script script : RedisScripts.ALL) {
+            await(commands.scriptLoad(script.text()), deadline);
+        }
+        return null;
+    }
+
     /** Sends {@code script} by its SHA-1 without waiting for the answer. */
     RedisFuture<Object> send(Script script, String[] keys, String... args) {
         return commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);

@@ -177,14 +177,15 @@ public final class RedisLockStore implements LockStore {
     }
 
     /**
-     * Connects (retried as any call) and refuses a server the store cannot keep its promises on: every master of a
-     * cluster is asked.
+     * Connects (retried as any call), refuses a server the store cannot keep its promises on (every master of a
+     * cluster is asked) and loads the scripts, so that the first calls go by their SHA-1.
      */
     @Override
     public void initialize() throws LockManagerException {
         Open current = connect();
         List<String[]> infos = current.access().call("inspect the Redis server", timeout ->
                 connector.infos(current.connection()));
+        current.access().call("load the lock scripts", timeout -> current.access().load(timeout));
         for (String[] info : infos) {
             RedisServerCheck check = new RedisServerCheck(info[0], info[1]);
             check.check();

@@ -12,7 +12,7 @@ import java.security.NoSuchAlgorithmException;
  *
  * <p>A key's hash ({@link RedisLayout}) has the fields {@code f} (the fencing counter: the last token granted),
  * {@code a} (the abort mark: holders whose token is at most it are asked to abort), {@code w} (a waiter on some node
- * wants the next release published) and one field {@code h:<owner token>} per holder, whose value is
+ * wants the next release published), {@code r} (the holder field last released) and one field {@code h:<owner token>} per holder, whose value is
  * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}. Numbers are kept in
  * decimal; Lua's numbers are doubles, exact for the tokens of the next centuries.
  */
@@ -79,14 +79,20 @@ final class RedisScripts {
             """.formatted(FencingEpoch.TOKENS_PER_MILLISECOND));
 
     /**
-     * KEYS[1] the key's hash; ARGV: the holder field, the channel, the storage key. Removes the entry; publishes the
-     * storage key on the channel if a waiter marked the key. Answers {1} if the entry was live, {0} if its lease had
+     * KEYS[1] the key's hash; ARGV: the holder field, the channel, the storage key. Removes the entry and notes it
+     * as the key's last release ({@code r}), so that the same release sent again (Lettuce sends a command again after a
+     * reconnect when its answer was lost) answers as the first did; publishes the storage key on the channel if a
+     * waiter marked the key. Answers {1} if the entry was live, {0} if its lease had
      * ended, {-1} if it was not there.
      */
     static final Script RELEASE = Script.of("release", """
             local v = redis.call('HGET', KEYS[1], ARGV[1])
-            if not v then return {-1} end
+            if not v then
+              if redis.call('HGET', KEYS[1], 'r') == ARGV[1] then return {1} end
+              return {-1}
+            end
             redis.call('HDEL', KEYS[1], ARGV[1])
+            redis.call('HSET', KEYS[1], 'r', ARGV[1])
             if redis.call('HDEL', KEYS[1], 'w') == 1 then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
             if lease(v) > now then return {1} end
             return {0}
@@ -166,6 +172,8 @@ final class RedisScripts {
             end
             return {0}
             """);
+
+    static final java.util.List<Script> ALL = java.util.List.of(ACQUIRE, RELEASE, RENEW, CHECK, READ, ABORT, MARK_WAITED);
 
     private RedisScripts() {
     }
