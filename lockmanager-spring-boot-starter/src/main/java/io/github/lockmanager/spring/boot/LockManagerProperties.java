@@ -18,8 +18,9 @@ public class LockManagerProperties {
     /** Which store holds the locks. */
     public enum StoreType {
         /**
-         * The store of the one client bean the application has: an Aerospike IAerospikeClient, an HBase
-         * Connection or a DataSource, looked for in that order; startup fails if there is none.
+         * The store of the one client the application has: an Aerospike IAerospikeClient, an HBase Connection, a
+         * Lettuce Redis client or spring.data.redis.* settings, or a DataSource, looked for in that order; startup fails
+         * if there is none, or more than one.
          */
         AUTO,
         /** A relational database through the application's DataSource. */
@@ -28,6 +29,11 @@ public class LockManagerProperties {
         HBASE,
         /** Aerospike through the application's com.aerospike.client.IAerospikeClient. */
         AEROSPIKE,
+        /**
+         * Redis or Valkey through the application's Lettuce RedisClient or RedisClusterClient, or else on a client of
+         * its own made from the application's spring.data.redis.* connection settings.
+         */
+        REDIS,
         /** Locks of this JVM only, for tests and single-node development; never chosen by auto. */
         MEMORY
     }
@@ -93,6 +99,8 @@ public class LockManagerProperties {
     private final Hbase hbase = new Hbase();
 
     private final Aerospike aerospike = new Aerospike();
+
+    private final Redis redis = new Redis();
 
     private final Admin admin = new Admin();
 
@@ -204,6 +212,42 @@ public class LockManagerProperties {
 
         public void setFarmIds(List<String> farmIds) {
             this.farmIds = farmIds;
+        }
+    }
+
+    /** The Redis store. */
+    public static class Redis {
+        /** What every lock hash's name starts with. Default lockmanager:. */
+        private String keyPrefix;
+
+        /** How many replicas must acknowledge each grant and renewal (WAIT) before it counts. Default 0: none. */
+        private int confirmReplicas;
+
+        /** How long a grant or renewal waits for the replicas' acknowledgement. Default 100 ms. */
+        private Duration confirmTimeout = Duration.ofMillis(100);
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public int getConfirmReplicas() {
+            return confirmReplicas;
+        }
+
+        public void setConfirmReplicas(int confirmReplicas) {
+            this.confirmReplicas = confirmReplicas;
+        }
+
+        public Duration getConfirmTimeout() {
+            return confirmTimeout;
+        }
+
+        public void setConfirmTimeout(Duration confirmTimeout) {
+            this.confirmTimeout = confirmTimeout;
         }
     }
 
@@ -423,6 +467,10 @@ public class LockManagerProperties {
 
     public Aerospike getAerospike() {
         return aerospike;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     public Admin getAdmin() {

@@ -7,6 +7,7 @@ import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreBuilder;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import java.util.ArrayList;
@@ -25,6 +26,8 @@ final class StoreSelection {
                 "io.github.lockmanager.store.aerospike.AerospikeLockStore", "lockmanager-aerospike"),
         HBASE(StoreType.HBASE, "org.apache.hadoop.hbase.client.Connection", "an HBase Connection",
                 "io.github.lockmanager.store.hbase.HBaseLockStore", "lockmanager-hbase"),
+        REDIS(StoreType.REDIS, "io.lettuce.core.AbstractRedisClient", "a Lettuce Redis client or spring.data.redis.* "
+                + "settings", "io.github.lockmanager.store.redis.RedisLockStore", "lockmanager-redis"),
         JDBC(StoreType.JDBC, "javax.sql.DataSource", "a DataSource",
                 "io.github.lockmanager.store.jdbc.JdbcLockStore", "lockmanager-jdbc");
 
@@ -65,6 +68,7 @@ final class StoreSelection {
             case JDBC -> JdbcStoreFactory.build(client, properties);
             case HBASE -> HBaseStoreFactory.build(client, properties);
             case AEROSPIKE -> AerospikeStoreFactory.build(client, properties);
+            case REDIS -> RedisStoreFactory.build(client, properties, beans.getBean(Environment.class));
         };
     }
 
@@ -100,7 +104,7 @@ final class StoreSelection {
         List<Kind> found = new ArrayList<>();
         List<String> missingModules = new ArrayList<>();
         for (Kind kind : Kind.values()) {
-            if (beanNames(kind, beans).length == 0) {
+            if (beanNames(kind, beans).length == 0 && !(kind == Kind.REDIS && hasRedisSettings(beans))) {
                 continue;
             }
             if (ClassUtils.isPresent(kind.storeClass, StoreSelection.class.getClassLoader())) {
@@ -114,7 +118,8 @@ final class StoreSelection {
         }
         if (found.isEmpty()) {
             throw Settings.invalid("store", "auto", "no store client to keep the locks in: the application has no "
-                    + "IAerospikeClient, HBase Connection or DataSource bean with its lockmanager store module"
+                    + "IAerospikeClient, HBase Connection, Lettuce Redis client (or spring.data.redis.* settings) or "
+                    + "DataSource bean with its lockmanager store module"
                     + (missingModules.isEmpty() ? "" : "; found " + String.join(", ", missingModules))
                     + ". Define one, or set lockmanager.store=memory for locks of this JVM only");
         }
@@ -131,8 +136,23 @@ final class StoreSelection {
         return beans.getBeanNamesForType(ClassUtils.resolveClassName(kind.clientClass, loader));
     }
 
+    /** Whether the application sets where its Redis is (Spring Boot's own settings, which need no client bean). */
+    private static boolean hasRedisSettings(ListableBeanFactory beans) {
+        Environment environment = beans.getBean(Environment.class);
+        for (String setting : List.of("url", "host", "sentinel.master", "cluster.nodes", "cluster.nodes[0]")) {
+            if (environment.containsProperty("spring.data.redis." + setting)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The client bean of {@code kind}; for Redis without one, {@code null}: its store is made from the settings. */
     private static Object client(Kind kind, ListableBeanFactory beans) {
         String[] names = beanNames(kind, beans);
+        if (names.length == 0 && kind == Kind.REDIS) {
+            return null;
+        }
         if (names.length == 0) {
             throw Settings.invalid("store", kind.property(), "the " + kind.property() + " store needs "
                     + kind.clientName + " bean, and the application has none");

@@ -5,6 +5,7 @@ import io.github.lockmanager.LockManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -17,6 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,17 +27,25 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The Actuator endpoint and health indicator, the meters and the admin page of a Spring Boot web application. */
+/**
+ * The Actuator endpoint and health indicator, the meters and the admin page of a Spring Boot web application, on
+ * PostgreSQL; a subclass runs them on another store.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ActuatorAndAdminPageTest {
-    private static final String CLIENT = BootApps.clientId();
     private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private static final ExecutorService threads = Executors.newCachedThreadPool();
-    private static ConfigurableApplicationContext context;
-    private static String base;
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private ConfigurableApplicationContext context;
+    private String base;
+
+    /** The settings of the application's store and node. */
+    List<String> storeSettings(String client, String nodeId) {
+        return BootApps.postgres(client, nodeId);
+    }
 
     @BeforeAll
-    static void start() {
-        context = BootApps.start(WebApp.class, WebApplicationType.SERVLET, BootApps.postgres(CLIENT, "web-node"),
+    void start() {
+        context = BootApps.start(WebApp.class, WebApplicationType.SERVLET, storeSettings(BootApps.clientId(), "web-node"),
                 "server.port=0",
                 "server.address=127.0.0.1",
                 "management.endpoints.web.exposure.include=locks,health",
@@ -45,7 +55,7 @@ class ActuatorAndAdminPageTest {
     }
 
     @AfterAll
-    static void stop() {
+    void stop() {
         threads.shutdownNow();
         context.close();
     }
@@ -109,12 +119,12 @@ class ActuatorAndAdminPageTest {
         assertThat(json.body()).contains("\"locks\"");
     }
 
-    private static HttpResponse<String> get(String path) throws Exception {
+    private HttpResponse<String> get(String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static HttpResponse<String> post(String path, String json) throws Exception {
+    private HttpResponse<String> post(String path, String json) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
                         .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString(json)).build(),

@@ -37,6 +37,18 @@ final class BootApps {
                 "logging.level.root=warn");
     }
 
+    /**
+     * The properties of a test application on the machine's Redis ({@code -Dredis.uri}, default
+     * {@code redis://127.0.0.1:6379}), found by Spring Boot's own Redis settings; it has no DataSource.
+     */
+    static List<String> redis(String clientId, String nodeId) {
+        List<String> settings = new java.util.ArrayList<>(postgres(clientId, nodeId).subList(4, 11));
+        settings.add("spring.data.redis.url=" + System.getProperty("redis.uri", "redis://127.0.0.1:6379"));
+        settings.add("lockmanager.redis.key-prefix=boot:");
+        settings.add("spring.autoconfigure.exclude=org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration");
+        return settings;
+    }
+
     /** Work that holds its lock until its thread is interrupted: tells {@code entered}, then blocks. */
     static String blockUntilInterrupted(CountDownLatch entered) {
         entered.countDown();

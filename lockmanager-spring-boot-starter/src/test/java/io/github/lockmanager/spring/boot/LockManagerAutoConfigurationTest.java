@@ -10,6 +10,7 @@ import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.StatementLog;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
+import io.github.lockmanager.store.redis.RedisLockStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringBootConfiguration;
@@ -118,6 +119,25 @@ class LockManagerAutoConfigurationTest {
         assertStartupFails("lockmanager.retry", "lockmanager.retry.attempts=5");
         assertStartupFails("lockmanager.jdbc.table-name", "lockmanager.jdbc.table-name=locks;drop");
         assertStartupFails("lockmanager.node-id", "lockmanager.node-id=a#b");
+    }
+
+    @Test
+    void springBootsRedisSettingsAloneGiveARedisStoreWithTheLockmanagerSettings() throws Exception {
+        try (ConfigurableApplicationContext context = BootApps.start(App.class, WebApplicationType.NONE,
+                BootApps.redis(CLIENT, "redis-node"));
+             io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(
+                     System.getProperty("redis.uri", "redis://127.0.0.1:6379"))) {
+            assertThat(context.getBean(LockStore.class)).isInstanceOf(RedisLockStore.class);
+            LockManager manager = context.getBean(LockManager.class);
+            try (LockResource ignored = manager.lock("redis-key");
+                 var connection = client.connect()) {
+                assertThat(connection.sync().exists("boot:DC#default#" + CLIENT + "#redis-key"))
+                        .as("the lock is under lockmanager.redis.key-prefix").isEqualTo(1);
+            }
+        }
+        assertThatThrownBy(() -> BootApps.start(App.class, WebApplicationType.NONE, BootApps.redis(CLIENT, "bad"),
+                "lockmanager.redis.key-prefix=locks*"))
+                .satisfies(e -> assertThat(BootApps.messages(e)).anyMatch(m -> m.contains("lockmanager.redis.key-prefix")));
     }
 
     @Test

@@ -107,6 +107,11 @@ public final class RedisLockStore implements LockStore {
         return new Builder(RedisConnector.of(RedisClient.create(parse(redisUri)), null, true));
     }
 
+    /** A store on its own client for {@code uri} (a server, or a Sentinel-watched master), shut down with the store. */
+    public static Builder builder(RedisURI uri) {
+        return new Builder(RedisConnector.of(RedisClient.create(Require.notNull(uri, "uri")), null, true));
+    }
+
     /** A store on its own client for the cluster reached through any of {@code redisUris}, shut down with the store. */
     public static Builder clusterBuilder(String... redisUris) {
         Require.argument(redisUris != null && redisUris.length > 0, "redisUris must name at least one cluster node");
@@ -114,6 +119,12 @@ public final class RedisLockStore implements LockStore {
         for (String uri : redisUris) {
             seeds.add(parse(uri));
         }
+        return clusterBuilder(seeds);
+    }
+
+    /** A store on its own client for the cluster reached through any of {@code seeds}, shut down with the store. */
+    public static Builder clusterBuilder(List<RedisURI> seeds) {
+        Require.argument(seeds != null && !seeds.isEmpty(), "seeds must name at least one cluster node");
         return new Builder(RedisConnector.of(RedisClusterClient.create(seeds), true));
     }
 
