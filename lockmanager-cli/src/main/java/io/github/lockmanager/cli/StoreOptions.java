@@ -8,6 +8,8 @@ import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.aerospike.AerospikeLockStore;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import io.github.lockmanager.store.redis.RedisLockStore;
+import io.lettuce.core.RedisURI;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -15,8 +17,13 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
 
-/** Which store the command works on: exactly one of a JDBC URL, an HBase ZooKeeper quorum or an Aerospike host. */
+/**
+ * Which store the command works on: exactly one of a JDBC URL, an HBase ZooKeeper quorum, an Aerospike host or a Redis
+ * URI.
+ */
 final class StoreOptions {
 
     @ArgGroup(exclusive = true, multiplicity = "1", heading = "The store, one of:%n")
@@ -33,17 +40,28 @@ final class StoreOptions {
 
         @Option(names = "--aerospike-host", paramLabel = "HOST", description = "A seed node of the Aerospike cluster")
         String aerospikeHost;
+
+        @Option(names = "--redis-uri", paramLabel = "URI", description = "Redis or Valkey: redis://host:6379/0, "
+                + "rediss://..., redis-sentinel://host:26379#master, or a cluster node with --redis-cluster")
+        String redisUri;
     }
+
+    @Option(names = "--redis-cluster", description = "The Redis URI is a node of a Redis Cluster")
+    boolean redisCluster;
+
+    @Option(names = "--redis-prefix", paramLabel = "PREFIX",
+            description = "What the lock hashes' names start with; default: ${DEFAULT-VALUE}", defaultValue = "lockmanager:")
+    String redisPrefix;
 
     @Option(names = "--user", description = "JDBC user")
     String user;
 
-    @Option(names = "--password", description = "JDBC password; prefer --password-env", arity = "0..1",
+    @Option(names = "--password", description = "JDBC or Redis password; prefer --password-env", arity = "0..1",
             interactive = true)
     String password;
 
     @Option(names = "--password-env", paramLabel = "VARIABLE",
-            description = "The environment variable that holds the JDBC password")
+            description = "The environment variable that holds the JDBC or Redis password")
     String passwordEnv;
 
     @Option(names = "--table", description = "The lock table (JDBC, HBase); default: ${DEFAULT-VALUE}",
@@ -83,6 +101,9 @@ final class StoreOptions {
                         + "ZooKeeper quorum " + where.hbaseQuorum + ":" + hbasePort + ": " + e, e);
             }
         }
+        if (where.redisUri != null) {
+            return redis();
+        }
         try {
             AerospikeClient client = new AerospikeClient(where.aerospikeHost, aerospikePort);
             return new ClosingStore(AerospikeLockStore.builder(client).namespace(namespace).build(), client);
@@ -90,6 +111,26 @@ final class StoreOptions {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "could not connect to Aerospike at "
                     + where.aerospikeHost + ":" + aerospikePort + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The Redis store on a client of its own, which it shuts down when it closes; a password given apart is set. */
+    private LockStore redis() {
+        RedisURI uri;
+        try {
+            uri = RedisURI.create(where.redisUri);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("--redis-uri is not a Redis URI (redis://host:6379/0, "
+                    + "redis-sentinel://host:26379#master): " + e.getMessage(), e);
+        }
+        String secret = password();
+        if (secret != null) {
+            uri.setAuthentication(user != null ? user : "default", secret.toCharArray());
+        }
+        // a tool should say the server is unreachable in seconds
+        uri.setTimeout(Duration.ofSeconds(5));
+        RedisLockStore.Builder builder = redisCluster ? RedisLockStore.clusterBuilder(List.of(uri))
+                : RedisLockStore.builder(uri);
+        return builder.keyPrefix(redisPrefix).build();
     }
 
     private String password() {
@@ -110,6 +151,9 @@ final class StoreOptions {
         }
         if (where.hbaseQuorum != null) {
             return "HBase quorum " + where.hbaseQuorum + ":" + hbasePort + " (table " + table + ")";
+        }
+        if (where.redisUri != null) {
+            return "Redis " + where.redisUri.replaceAll("//[^@/]*@", "//") + " (keys " + redisPrefix + "*)";
         }
         return "Aerospike " + where.aerospikeHost + ":" + aerospikePort + " (namespace " + namespace + ")";
     }

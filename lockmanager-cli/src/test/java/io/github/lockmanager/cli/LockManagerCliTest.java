@@ -4,7 +4,9 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
+import io.github.lockmanager.store.redis.RedisLockStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,19 +35,21 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** The command against the local PostgreSQL and MariaDB, with locks held by real managers on the same table. */
+/** The command against the local PostgreSQL, MariaDB and Redis, with locks held by real managers on the same table. */
 class LockManagerCliTest {
     private static final String TABLE = "lockmanager_cli";
 
     private final String client = "cli-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<LockManager> managers = new ArrayList<>();
     private final ExecutorService holderThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "cli-holder"));
+    private final ExecutorService readerThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "cli-reader"));
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
     @AfterEach
     void close() {
         holderThread.shutdownNow();
+        readerThread.shutdownNow();
         managers.forEach(LockManager::close);
     }
 
@@ -59,9 +63,23 @@ class LockManagerCliTest {
         return database.equals("postgres") ? "postgres" : "root";
     }
 
+    private static String redisUri() {
+        return System.getProperty("redis.uri", "redis://127.0.0.1:6379");
+    }
+
+    private static LockStore store(String database) {
+        return database.equals("redis") ? RedisLockStore.builder(redisUri()).keyPrefix(TABLE + ":").build()
+                : JdbcLockStore.builder(new DriverDataSource(url(database), user(database), "")).tableName(TABLE).build();
+    }
+
+    /** The options that name the store of {@code database}. */
+    private static List<String> storeOptions(String database) {
+        return database.equals("redis") ? List.of("--redis-uri", redisUri(), "--redis-prefix", TABLE + ":")
+                : List.of("--jdbc-url", url(database), "--user", user(database), "--table", TABLE);
+    }
+
     private LockManager node(String database, String node) throws Exception {
-        LockManager manager = LockManagerBuilder.newBuilder().store(JdbcLockStore.builder(
-                        new DriverDataSource(url(database), user(database), "")).tableName(TABLE).build())
+        LockManager manager = LockManagerBuilder.newBuilder().store(store(database))
                 .clientId(client).nodeId(node).abortPollInterval(Duration.ofMillis(100))
                 .shutdownTimeout(Duration.ofSeconds(1)).build();
         managers.add(manager);
@@ -72,7 +90,8 @@ class LockManagerCliTest {
         out.getBuffer().setLength(0);
         err.getBuffer().setLength(0);
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--jdbc-url", url(database), "--user", user(database), "--table", TABLE, "--client", client));
+        all.addAll(storeOptions(database));
+        all.addAll(List.of("--client", client));
         CommandLine line = LockManagerCli.commandLine();
         line.setOut(new PrintWriter(out, true));
         line.setErr(new PrintWriter(err, true));
@@ -80,12 +99,13 @@ class LockManagerCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"postgres", "mariadb"})
+    @ValueSource(strings = {"postgres", "mariadb", "redis"})
     void listShowAbortForceReleaseAndCleanupWorkOnTheLocksOfRealManagers(String database) throws Exception {
         LockManager a = node(database, "node-a");
         LockManager b = node(database, "node-b");
         LockResource job = holderThread.submit(() -> a.lock("nightly-job")).get(30, TimeUnit.SECONDS);
-        LockResource report = b.lockShared("report <1>");
+        // on a thread of its own: its node interrupts the holder when the lock is force-released
+        LockResource report = readerThread.submit(() -> b.lockShared("report <1>")).get(30, TimeUnit.SECONDS);
 
         assertThat(run(database, "list")).isZero();
         assertThat(out.toString()).contains("KEY").contains("nightly-job").contains("node-a").contains("cli-holder")
@@ -104,13 +124,14 @@ class LockManagerCliTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> a.getLocks().stream()
                 .anyMatch(lock -> lock.getKey().equals("nightly-job") && lock.getStatus().name().equals("ABORT")));
 
-        assertThat(run(database, "force-release", "report <1>", "--by", "ops-erin")).isZero();
+        assertThat(run(database, "force-release", "report <1>", "--by", "ops-erin")).as(err::toString).isZero();
         assertThat(out.toString()).contains("node-b").contains("ops-erin");
         await().atMost(Duration.ofSeconds(30)).until(report::isLost);
-        assertThat(run(database, "force-release", "report <1>", "--by", "ops-erin")).isEqualTo(LockManagerCli.NOT_LOCKED);
+        assertThat(run(database, "force-release", "report <1>", "--by", "ops-erin")).as(err::toString)
+                .isEqualTo(LockManagerCli.NOT_LOCKED);
 
         assertThat(run(database, "cleanup")).isZero();
-        assertThat(out.toString()).contains("Deleted").contains("idle records");
+        assertThat(out.toString()).contains(database.equals("redis") ? "Deleted 0" : "Deleted").contains("idle records");
         job.close();
     }
 
