@@ -43,7 +43,7 @@ class BenchmarksSmokeTest {
         // the comparisons that goals are judged by give each of their rounds, so that one round's draw shows as such
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("5.")
                         || r.figure().startsWith("9.") && r.figure().endsWith("throughput, 8 threads"))
-                .hasSize(7).allSatisfy(r -> assertThat(r.note())
+                .hasSize(9).allSatisfy(r -> assertThat(r.note())
                         .containsPattern(Throughput.GOAL_ROUNDS + " timed rounds read \\d+\\.\\d\\d, \\d+\\.\\d\\d, "));
         // the processor time of figure 5's cycles, split between this JVM and the database server beside it
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("5b")).extracting(Report.Row::store)
@@ -60,15 +60,19 @@ class BenchmarksSmokeTest {
                 .satisfies(r -> assertThat(r.note()).contains("0 locks lost while held"));
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
-                .anyMatch(f -> f.contains("Redisson")).hasSize(24);
+                .anyMatch(f -> f.contains("Redisson")).anyMatch(f -> f.contains("RFencedLock"))
+                .anyMatch(f -> f.contains("RedisLockRegistry")).hasSize(36);
+        // on Redis, the commands each side sends per cycle, as the server reports them
+        assertThat(report.rows()).filteredOn(r -> r.store().equals("Redis") && r.figure().endsWith("uncontended lock+unlock"))
+                .hasSize(3).allSatisfy(r -> assertThat(r.note()).contains("commands sent per cycle").containsPattern("ours 2\\.0\\d \\("));
         // ShedLock on MariaDB too, both sides with the driver's default settings
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9. vs ShedLock")).extracting(Report.Row::store)
                 .containsOnly("PostgreSQL", "MariaDB").contains("MariaDB");
         // a new key in every cycle, its median and 99th percentile beside each peer's
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().contains("a new key each cycle"))
-                .hasSize(8);
+                .hasSize(12);
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().endsWith("throughput, 8 threads"))
-                .hasSize(4).allSatisfy(r -> assertThat(r.note().contains("processor time per cycle: ours this JVM "))
+                .hasSize(6).allSatisfy(r -> assertThat(r.note().contains("processor time per cycle: ours this JVM "))
                         .isEqualTo(cpuTold));
     }
 }

@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Figure 9: lockmanager next to the libraries users would pick instead, in the same run, on the same PostgreSQL:
  * Spring Integration's {@code JdbcLockRegistry} and ShedLock's JDBC provider, ShedLock's on MariaDB too (each with
- * its driver's default settings); and Redisson's {@code RLock} on the
- * machine's Redis as a reference on another store. Each comparison: uncontended lock+unlock (alternating rounds,
- * round trips counted on the JDBC connection), 8 threads on distinct keys, the hand-off of a held key to a
+ * its driver's default settings); and on the machine's Redis, Redisson's {@code RLock} and {@code RFencedLock} and
+ * Spring Integration's {@code RedisLockRegistry}. Each comparison: uncontended lock+unlock (alternating rounds,
+ * round trips counted on the JDBC connection, commands by the Redis server), 8 threads on distinct keys, the hand-off of a held key to a
  * waiter on another node (each library waiting its own way, polling every 100 ms where it polls), and one hot key
  * taken in turn by 2 threads on each of 2 nodes (acquisitions per second, and how evenly they were shared).
  */
@@ -50,7 +50,25 @@ final class PeerBench {
         mariadb.createTables();
         compare(node -> new Contenders.Ours(mariadb, node, "bench-peers-" + run),
                 node -> new Contenders.ShedLock(mariadb, node), "MariaDB");
-        compare(ours, node -> new Contenders.RedissonLock(), "PostgreSQL vs Redis");
+        Factory oursOnRedis = node -> new RedisContenders.Ours(node, "bench-peers-" + run);
+        compare(oursOnRedis, node -> new Contenders.RedissonLock(), REDIS);
+        compare(oursOnRedis, node -> new RedisContenders.RedissonFenced(), REDIS);
+        compare(oursOnRedis, node -> new RedisContenders.SpringIntegration("bench-" + run), REDIS);
+    }
+
+    private static final String REDIS = "Redis";
+
+    /** Cycles of each side whose commands the server reports, on Redis. */
+    private static final int COUNTED_CYCLES = 200;
+
+    /** The commands each side sends per uncontended cycle, from the server's report, one side at a time. */
+    private static String redisCommands(Contender ours, String oursKey, Contender peer, String peerKey)
+            throws Exception {
+        try (RedisMonitor monitor = new RedisMonitor()) {
+            return "commands sent per cycle (the server's MONITOR, a script's own calls apart): ours "
+                    + monitor.perCycle(COUNTED_CYCLES, () -> cycle(ours, oursKey)) + ", theirs "
+                    + monitor.perCycle(COUNTED_CYCLES, () -> cycle(peer, peerKey));
+        }
     }
 
     private void compare(Factory oursFactory, Factory peerFactory, String store) throws Exception {
@@ -64,7 +82,7 @@ final class PeerBench {
             long[] nanos = Rounds.alternate(settings, () -> cycle(ours, oursKey), () -> cycle(peer, peerKey));
             double measured = Rounds.measured(settings);
             double runs = Rounds.runs(settings);
-            String trips = peer.roundTrips() < 0
+            String trips = store.equals(REDIS) ? redisCommands(ours, oursKey, peer, peerKey) : peer.roundTrips() < 0
                     ? String.format(Locale.ROOT, "round trips per cycle: ours %.2f; Redis commands not counted",
                     (ours.roundTrips() - oursTrips) / runs)
                     : String.format(Locale.ROOT, "round trips per cycle (statements and commits counted on the "
@@ -91,7 +109,9 @@ final class PeerBench {
                     oursHandoff / peerHandoff, "median of " + settings.handoffRounds() + " rounds: release on node a to "
                             + "the return of a waiter on node b; ours waitForLock, " + (store.startsWith("PostgreSQL")
                             ? "woken by LISTEN/NOTIFY (polling every 100 ms only when not announced)"
-                            : "polling every 100 ms (the database announces no releases)") + ", theirs "
+                            : store.equals(REDIS) ? "woken by the release's pub/sub message (polling every 100 ms only "
+                            + "when not announced)" : "polling every 100 ms (the database announces no releases)")
+                            + ", theirs "
                             + waitingOf(peer));
 
             // two turns each, alternated, so that a slow phase of the machine or the JIT's first compilation of the
@@ -106,7 +126,9 @@ final class PeerBench {
                     oursContended.perSecond() / peerContended.perSecond(), String.format(Locale.ROOT,
                             "one key, each thread taking it again at once; above 1 is faster; fairness (most / fewest "
                                     + "acquisitions of a thread): ours %s, theirs %s; %s", oursContended.fairness(),
-                            peerContended.fairness(), peer.roundTrips() < 0
+                            peerContended.fairness(), ours.roundTrips() < 0
+                                    ? "ours hands a key let go of with a thread of the node waiting over in one call"
+                                    : peer.roundTrips() < 0
                                     ? "round trips per acquisition: ours " + oursContended.roundTripsEach()
                                     + " (a key let go of with a thread of the node waiting is handed over in one)"
                                     : "round trips per acquisition: ours " + oursContended.roundTripsEach() + ", theirs "
@@ -178,8 +200,10 @@ final class PeerBench {
     }
 
     private static String waitingOf(Contender peer) {
-        return peer instanceof Contenders.SpringIntegration ? "lock() polling every 100 ms (idleBetweenTries)"
+        return peer instanceof Contenders.SpringIntegration || peer instanceof RedisContenders.SpringIntegration
+                ? "lock() polling every 100 ms (idleBetweenTries)"
                 : peer instanceof Contenders.ShedLock ? "a tryLock loop every 100 ms (ShedLock never waits)"
+                : peer instanceof RedisContenders.RedissonFenced ? "lockAndGetToken(), woken by pub/sub"
                 : "lock(), woken by pub/sub";
     }
 

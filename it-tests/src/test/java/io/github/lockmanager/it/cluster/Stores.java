@@ -4,7 +4,6 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.LockStore;
 import com.aerospike.client.AerospikeClient;
 import com.aerospike.client.policy.ClientPolicy;
-import io.github.lockmanager.store.aerospike.AerospikeLockStore;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import org.apache.hadoop.conf.Configuration;

@@ -13,8 +13,6 @@ import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreBuilder;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -69,7 +67,8 @@ public final class RedisLockStore implements LockStore {
     private volatile boolean closed;
 
     /** The connection and what works over it, from {@link #initialize()} on. */
-    private record Open(StatefulConnection<String, String> connection, RedisAccess access, RedisBatches batches) {
+    private record Open(StatefulConnection<String, String> connection, RedisAccess access, RedisBatches batches,
+                        RedisGrants grants) {
     }
 
     private RedisLockStore(Builder builder) {
@@ -215,7 +214,8 @@ public final class RedisLockStore implements LockStore {
                 RedisFailures.INSTANCE, timeout -> connector.connect());
         RedisAccess access = new RedisAccess(connection, connector.commands(connection), connector.isCluster(), layout,
                 operationTimeout, retention, retries);
-        Open made = new Open(connection, access, new RedisBatches(access, confirmation));
+        Open made = new Open(connection, access, new RedisBatches(access, confirmation),
+                new RedisGrants(access, confirmation));
         boolean kept;
         synchronized (this) {
             kept = !closed && open == null;
@@ -239,65 +239,12 @@ public final class RedisLockStore implements LockStore {
 
     /**
      * One script: grants when the request's own entry is there already, or the predecessor's, or no live holder
-     * conflicts; else names a conflicting holder. With confirmation, the {@code WAIT} goes in the same round trip, and a
-     * grant the replicas did not confirm is withdrawn (owner-checked) and tried again.
+     * conflicts; else names a conflicting holder ({@link RedisGrants}).
      */
     @Override
     public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
-        LockHandle handle = request.handle();
-        RedisAccess access = access();
-        String[] keys = {layout.hash(handle.key())};
-        String[] args = {RedisLayout.holderField(handle), Integer.toString(request.mode().ordinal()),
-                Long.toString(lease.toMillis()), Long.toString(access.retentionMillis()),
-                request.predecessor() == null ? "" : RedisLayout.holderField(request.predecessor()),
-                RedisEntries.tail(request.nodeId(), request.threadName())};
-        return access.call("acquire lock '" + handle.key().name() + "' " + request.mode(), timeout -> {
-            long deadline = RedisAccess.deadline(timeout);
-            RedisFuture<Object> sent = access.send(RedisScripts.ACQUIRE, keys, args);
-            RedisFuture<Long> confirmed = confirmation.send(access);
-            boolean[] resent = {false};
-            List<?> answer = access.answer(sent, deadline, RedisScripts.ACQUIRE, keys, resent, args);
-            long abortMark = (Long) answer.get(3);
-            if ((Long) answer.get(0) == 0) {
-                return AcquireResult.heldBy(RedisEntries.record(handle.key(),
-                        RedisLayout.ownerOf((String) answer.get(4)), (String) answer.get(1), abortMark));
-            }
-            LockRecord mine = RedisEntries.record(handle.key(), handle.ownerToken(), (String) answer.get(1), abortMark);
-            if (resent[0]) {
-                confirmed = confirmation.send(access);
-            }
-            boolean kept = false;
-            try {
-                kept = confirmation.confirmed(confirmed, deadline);
-            } finally {
-                if (!kept) {
-                    withdraw(access, keys, args[0], handle, deadline);
-                }
-            }
-            if (!kept) {
-                throw new RedisException("the grant of lock '" + handle.key().name() + "' was not confirmed by "
-                        + confirmation.replicas() + " replica(s) within " + confirmation.timeout().toMillis()
-                        + " ms, and was withdrawn");
-            }
-            return AcquireResult.acquired(mine);
-        });
-    }
-
-    /**
-     * Removes a grant the caller will not be told of, waiting for it until {@code deadline} at most: sent on the
-     * connection the grant came by, it goes ahead of a retry's acquisition, whether or not it is answered in time.
-     */
-    private void withdraw(RedisAccess access, String[] keys, String field, LockHandle handle, long deadline) {
-        try {
-            String[] args = {field, layout.channel(), handle.key().storageKey()};
-            access.answer(access.send(RedisScripts.RELEASE, keys, args), deadline, RedisScripts.RELEASE, keys, args);
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            log.warn("The withdrawal of an unconfirmed grant of lock '{}' failed ({}): the key stays taken until its "
-                    + "lease ends", handle.key().name(), e.toString());
-        }
+        access();
+        return open.grants().acquire(request, lease);
     }
 
     @Override
@@ -314,24 +261,12 @@ public final class RedisLockStore implements LockStore {
 
     /**
      * One script: removes the handle's entry if it is there, publishing the release if someone waits for the key.
-     * {@code true} if it was live; a repeated call after an unanswered one that may have applied counts the entry it
-     * finds gone as released by that one.
+     * {@code true} if it was live, also when this call's earlier attempt removed it and its answer was lost.
      */
     @Override
     public boolean release(LockHandle handle) throws LockManagerException {
-        RedisAccess access = access();
-        String[] keys = {layout.hash(handle.key())};
-        String[] args = {RedisLayout.holderField(handle), layout.channel(), handle.key().storageKey()};
-        boolean[] inDoubt = {false};
-        return access.call("release lock '" + handle.key().name() + "'", timeout -> {
-            try {
-                long released = (Long) access.<List<?>>run(RedisScripts.RELEASE, timeout, keys, args).get(0);
-                return released == 1 || (released == -1 && inDoubt[0]);
-            } catch (Exception e) {
-                inDoubt[0] |= RedisFailures.INSTANCE.classify(e) != RetryPolicy.Failure.PERMANENT;
-                throw e;
-            }
-        });
+        access();
+        return open.grants().release(handle);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.redis;
 
 import io.github.lockmanager.LockManagerException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
@@ -11,7 +12,9 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -24,7 +27,7 @@ import java.util.function.Supplier;
  */
 final class RedisReleaseListener {
     private static final Logger log = LoggerFactory.getLogger(RedisReleaseListener.class);
-    /** How long a first wait waits for the subscription, at most: connecting and subscribing take round trips. */
+    /** How long a first wait waits for the subscription's answer, at most. */
     private static final long START_MILLIS = 2000;
 
     /** Makes a waiter known to the releasers: {@code false} if the key has no live holder now. */
@@ -37,6 +40,8 @@ final class RedisReleaseListener {
     private final String channel;
     private final ConcurrentHashMap<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
     private StatefulRedisPubSubConnection<String, String> connection;
+    /** The answer to the connection's {@code SUBSCRIBE}. */
+    private RedisFuture<Void> subscribed;
     private boolean closed;
 
     RedisReleaseListener(Supplier<StatefulRedisPubSubConnection<String, String>> connector, String channel) {
@@ -75,63 +80,82 @@ final class RedisReleaseListener {
         }
     }
 
-    /** Subscribes on the first call; {@code false} if the subscription is not open (closed, or the server is away). */
+    /**
+     * Whether the subscription is open; the first call (and the first after a failed subscription) opens the connection
+     * and sends {@code SUBSCRIBE}, then waits for its answer at most {@code millis}. A subscription not answered by then
+     * is kept and counted from the call that finds it answered: a short wait must not throw away a slow first answer.
+     */
     private boolean listening(long millis) throws InterruptedException {
         StatefulRedisPubSubConnection<String, String> open;
+        RedisFuture<Void> answer;
         synchronized (this) {
             if (closed) {
                 return false;
             }
             open = connection;
+            answer = subscribed;
         }
-        if (open != null) {
+        if (open == null) {
+            return subscribe(millis);
+        }
+        return isSubscribed(open, answer, 0);
+    }
+
+    /** Whether {@code answer} came, within {@code millis}, without a failure; a failure resets for a later try. */
+    private boolean isSubscribed(StatefulRedisPubSubConnection<String, String> open, RedisFuture<Void> answer,
+                                 long millis) throws InterruptedException {
+        try {
+            answer.get(millis, TimeUnit.MILLISECONDS);
             return open.isOpen();
+        } catch (TimeoutException notYet) {
+            return false;
+        } catch (ExecutionException e) {
+            log.warn("Could not subscribe to the Redis channel {} for lock releases: {}. Waiters poll meanwhile and "
+                    + "subscribe again at their next wait", channel, e.getCause().toString());
+            synchronized (this) {
+                if (connection == open) {
+                    connection = null;
+                    subscribed = null;
+                }
+            }
+            open.closeAsync();
+            return false;
         }
-        return subscribe(millis);
     }
 
     /** Opens the connection and subscribes, outside the monitor; a racing first wait's connection is closed again. */
     private boolean subscribe(long millis) throws InterruptedException {
-        StatefulRedisPubSubConnection<String, String> opened = null;
+        StatefulRedisPubSubConnection<String, String> opened;
         try {
             opened = connector.get();
-            opened.addListener(new RedisPubSubAdapter<>() {
-                @Override
-                public void message(String from, String storageKey) {
-                    if (channel.equals(from)) {
-                        wake(storageKey);
-                    }
-                }
-            });
-            opened.async().subscribe(channel).get(millis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            closeQuietly(opened);
-            throw e;
-        } catch (Exception e) {
-            closeQuietly(opened);
-            log.warn("Could not subscribe to the Redis channel {} for lock releases: {}. Waiters poll meanwhile and "
-                    + "subscribe again at their next wait", channel, e.toString());
+        } catch (RuntimeException e) {
+            log.warn("Could not connect to Redis to hear of lock releases on channel {}: {}. Waiters poll meanwhile and "
+                    + "connect again at their next wait", channel, e.toString());
             return false;
         }
+        opened.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String from, String storageKey) {
+                if (channel.equals(from)) {
+                    wake(storageKey);
+                }
+            }
+        });
         boolean keep;
+        RedisFuture<Void> answer = null;
         synchronized (this) {
             keep = !closed && connection == null;
             if (keep) {
                 connection = opened;
+                answer = opened.async().subscribe(channel);
+                subscribed = answer;
             }
         }
         if (!keep) {
             opened.closeAsync();
             return listening(millis);
         }
-        log.debug("Subscribed to the Redis channel {} for lock releases", channel);
-        return true;
-    }
-
-    private static void closeQuietly(StatefulRedisPubSubConnection<String, String> opened) {
-        if (opened != null) {
-            opened.closeAsync();
-        }
+        return isSubscribed(opened, answer, millis);
     }
 
     private void wake(String storageKey) {
@@ -148,6 +172,7 @@ final class RedisReleaseListener {
             closed = true;
             open = connection;
             connection = null;
+            subscribed = null;
         }
         if (open != null) {
             open.close();

@@ -12,7 +12,8 @@ import java.security.NoSuchAlgorithmException;
  *
  * <p>A key's hash ({@link RedisLayout}) has the fields {@code f} (the fencing counter: the last token granted),
  * {@code a} (the abort mark: holders whose token is at most it are asked to abort), {@code w} (a waiter on some node
- * wants the next release published), {@code r} (the holder field last released) and one field {@code h:<owner token>} per holder, whose value is
+ * wants the next release published), {@code r} (the last release call) and one field {@code h:<owner token>} per
+ * holder, whose value is
  * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}. Numbers are kept in
  * decimal; Lua's numbers are doubles, exact for the tokens of the next centuries.
  */
@@ -47,8 +48,8 @@ final class RedisScripts {
      * field (or empty), the entry's tail ({@code <node id length> <node id><thread name>}). Answers
      * {@code {1, entry, now, abort mark}} when granted (also when the request's own live entry is there already: an
      * earlier attempt applied), {@code {0, entry, now, abort mark, field}} naming a conflicting live holder. A grant
-     * removes the predecessor's entry and those whose lease ended, moves the counter by the epoch rule and never
-     * shortens the hash's TTL.
+     * removes the predecessor's entry, those whose lease ended and the note of the last release, moves the counter by
+     * the epoch rule and never shortens the hash's TTL.
      */
     static final Script ACQUIRE = Script.of("acquire", """
             local mine, mode = ARGV[1], tonumber(ARGV[2])
@@ -58,6 +59,7 @@ final class RedisScripts {
               local f, v = all[i], all[i + 1]
               if f == 'f' then fence = tonumber(v)
               elseif f == 'a' then abort = tonumber(v)
+              elseif f == 'r' then gone[#gone + 1] = f
               elseif isHolder(f) then
                 if f == ARGV[5] or lease(v) <= now then gone[#gone + 1] = f
                 elseif f == mine then return {1, v, now, abort}
@@ -79,20 +81,22 @@ final class RedisScripts {
             """.formatted(FencingEpoch.TOKENS_PER_MILLISECOND));
 
     /**
-     * KEYS[1] the key's hash; ARGV: the holder field, the channel, the storage key. Removes the entry and notes it
-     * as the key's last release ({@code r}), so that the same release sent again (Lettuce sends a command again after a
-     * reconnect when its answer was lost) answers as the first did; publishes the storage key on the channel if a
-     * waiter marked the key. Answers {1} if the entry was live, {0} if its lease had
-     * ended, {-1} if it was not there.
+     * KEYS[1] the key's hash; ARGV: the holder field, the channel, the storage key, the release call's nonce. Removes
+     * the entry and notes it with the nonce as the key's last release ({@code r}, until the next grant), so that the
+     * same call sent again (a retry, or Lettuce sending a command again after a reconnect lost its answer) answers as
+     * it did the first time, while another release of the same entry finds it gone; publishes the storage key on the
+     * channel if a waiter marked the key. Answers {1} if the entry was live, {0} if its lease had ended, {-1} if it was
+     * not there.
      */
     static final Script RELEASE = Script.of("release", """
             local v = redis.call('HGET', KEYS[1], ARGV[1])
+            local call = ARGV[1] .. '@' .. ARGV[4]
             if not v then
-              if redis.call('HGET', KEYS[1], 'r') == ARGV[1] then return {1} end
+              if redis.call('HGET', KEYS[1], 'r') == call then return {1} end
               return {-1}
             end
             redis.call('HDEL', KEYS[1], ARGV[1])
-            redis.call('HSET', KEYS[1], 'r', ARGV[1])
+            redis.call('HSET', KEYS[1], 'r', call)
             if redis.call('HDEL', KEYS[1], 'w') == 1 then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
             if lease(v) > now then return {1} end
             return {0}

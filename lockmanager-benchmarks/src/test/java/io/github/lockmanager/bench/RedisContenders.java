@@ -1,0 +1,167 @@
+package io.github.lockmanager.bench;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.store.redis.RedisLockStore;
+import org.redisson.Redisson;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The contenders of {@link PeerBench} on the machine's Redis, each a node with its own client. */
+final class RedisContenders {
+    private static final Duration LEASE = Duration.ofMinutes(1);
+
+    private RedisContenders() {
+    }
+
+    /** Ours, on the Redis store. */
+    static final class Ours implements Contender {
+        private final LockManager manager;
+        private final Map<String, LockResource> held = new ConcurrentHashMap<>();
+
+        Ours(String node, String client) throws Exception {
+            manager = LockManagerBuilder.newBuilder()
+                    .store(RedisLockStore.builder(Contenders.REDIS_URL).keyPrefix("bench-peers:").build())
+                    .clientId(client).nodeId(node).lease(LEASE).waitPollInterval(Contender.POLL).build();
+        }
+
+        @Override
+        public String name() {
+            return "lockmanager";
+        }
+
+        @Override
+        public boolean tryLock(String key) throws Exception {
+            try {
+                held.put(key, manager.lock(key));
+                return true;
+            } catch (AlreadyLockedException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public void unlock(String key) {
+            held.remove(key).close();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) throws Exception {
+            // woken by the release's message; polls only when it is not announced
+            held.put(key, manager.waitForLock(key, ChronoUnit.FOREVER.getDuration()));
+        }
+
+        @Override
+        public long roundTrips() {
+            return -1;
+        }
+
+        @Override
+        public void close() {
+            manager.close();
+        }
+    }
+
+    private static RedissonClient redisson() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(Contenders.REDIS_URL).setConnectionMinimumIdleSize(8).setConnectionPoolSize(16);
+        return Redisson.create(config);
+    }
+
+    /** Redisson's {@code RFencedLock}: its only lock that hands out a fencing token. */
+    static final class RedissonFenced implements Contender {
+        private final RedissonClient client = redisson();
+
+        @Override
+        public String name() {
+            return "Redisson RFencedLock";
+        }
+
+        private RFencedLock lock(String key) {
+            return client.getFencedLock(key);
+        }
+
+        @Override
+        public boolean tryLock(String key) {
+            return lock(key).tryLockAndGetToken() != null;
+        }
+
+        @Override
+        public void unlock(String key) {
+            lock(key).unlock();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) {
+            lock(key).lockAndGetToken();
+        }
+
+        @Override
+        public long roundTrips() {
+            return -1;
+        }
+
+        @Override
+        public void close() {
+            client.shutdown();
+        }
+    }
+
+    /** Spring Integration's {@code RedisLockRegistry}, on Spring Data Redis' Lettuce connection factory, as configured by default. */
+    static final class SpringIntegration implements Contender {
+        private final LettuceConnectionFactory factory;
+        private final RedisLockRegistry registry;
+
+        SpringIntegration(String registryKey) {
+            URI uri = URI.create(Contenders.REDIS_URL);
+            factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+            factory.afterPropertiesSet();
+            factory.start();
+            registry = new RedisLockRegistry(factory, registryKey, LEASE.toMillis());
+        }
+
+        @Override
+        public String name() {
+            return "Spring Integration RedisLockRegistry";
+        }
+
+        @Override
+        public boolean tryLock(String key) {
+            return registry.obtain(key).tryLock();
+        }
+
+        @Override
+        public void unlock(String key) {
+            registry.obtain(key).unlock();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) {
+            registry.setIdleBetweenTries(interval);
+            registry.obtain(key).lock();
+        }
+
+        @Override
+        public long roundTrips() {
+            return -1;
+        }
+
+        @Override
+        public void close() throws Exception {
+            registry.destroy();
+            factory.destroy();
+        }
+    }
+}
