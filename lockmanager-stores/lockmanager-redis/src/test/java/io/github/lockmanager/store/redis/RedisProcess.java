@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A {@code redis-server} (Debian's) this test starts on a free loopback port, with no persistence, in a directory of
+ * A {@code redis-server} (Debian's, or the one {@code -Dredis.server} names) this test starts on a free loopback port, with no persistence, in a directory of
  * its own: a server, or a Sentinel (the same binary with {@code --sentinel}, which is what Debian's
  * {@code redis-sentinel} runs). Killed and started again on the same port by the tests of failures.
  */
@@ -35,7 +35,7 @@ final class RedisProcess implements AutoCloseable {
     static RedisProcess launch(String... settings) throws IOException {
         int port = freePort();
         Path dir = Files.createTempDirectory("lockmanager-redis");
-        List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "--port",
+        List<String> command = new ArrayList<>(List.of(binary(), "--bind", "127.0.0.1", "--port",
                 Integer.toString(port), "--save", "", "--appendonly", "no", "--dir", dir.toString()));
         command.addAll(List.of(settings));
         RedisProcess redis = new RedisProcess(port, dir, command);
@@ -52,9 +52,14 @@ final class RedisProcess implements AutoCloseable {
                 "sentinel monitor " + name + " 127.0.0.1 " + masterPort + " 1",
                 "sentinel down-after-milliseconds " + name + " " + downAfter.toMillis(),
                 "sentinel failover-timeout " + name + " 10000", ""));
-        RedisProcess sentinel = new RedisProcess(port, dir, List.of("redis-server", conf.toString(), "--sentinel"));
+        RedisProcess sentinel = new RedisProcess(port, dir, List.of(binary(), conf.toString(), "--sentinel"));
         sentinel.start();
         return sentinel;
+    }
+
+    /** The server binary: {@code -Dredis.server} (a Valkey build's {@code valkey-server}, say), else Debian's. */
+    static String binary() {
+        return System.getProperty("redis.server", "redis-server");
     }
 
     static int freePort() throws IOException {
