@@ -287,6 +287,11 @@ public final class RedisLockStore implements LockStore {
                 access.<List<?>>run(RedisScripts.READ, timeout, keys), liveOnly));
     }
 
+    /** The means the store's parts share, once connected ({@link RedisLockData}). */
+    RedisAccess connectedAccess() throws LockManagerException {
+        return access();
+    }
+
     @Override
     public List<LockRecord> list() throws LockManagerException {
         return RedisListing.list(access());

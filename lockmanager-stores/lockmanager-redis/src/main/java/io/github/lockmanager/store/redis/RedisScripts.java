@@ -12,8 +12,8 @@ import java.security.NoSuchAlgorithmException;
  *
  * <p>A key's hash ({@link RedisLayout}) has the fields {@code f} (the fencing counter: the last token granted),
  * {@code a} (the abort mark: holders whose token is at most it are asked to abort), {@code w} (a waiter on some node
- * wants the next release published), {@code r} (the last release call) and one field {@code h:<owner token>} per
- * holder, whose value is
+ * wants the next release published), {@code r} (the last release call), the caller's data ({@code d:<name>}, see
+ * {@link RedisLockData}) and one field {@code h:<owner token>} per holder, whose value is
  * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}. Numbers are kept in
  * decimal; Lua's numbers are doubles, exact for the tokens of the next centuries.
  */
@@ -177,7 +177,49 @@ final class RedisScripts {
             return {0}
             """);
 
-    static final java.util.List<Script> ALL = java.util.List.of(ACQUIRE, RELEASE, RENEW, CHECK, READ, ABORT, MARK_WAITED);
+    /**
+     * KEYS[1] the key's hash; ARGV[1] a holder field. Answers {@code {1, name, value, ...}} of the data fields
+     * ({@code d:<name>}) while that holder's entry is live, else {@code {0}}.
+     */
+    static final Script DATA_READ = Script.of("data-read", """
+            local v = redis.call('HGET', KEYS[1], ARGV[1])
+            if not v or lease(v) <= now then return {0} end
+            local all = redis.call('HGETALL', KEYS[1])
+            local out = {1}
+            for i = 1, #all, 2 do
+              if string.sub(all[i], 1, 2) == 'd:' then
+                out[#out + 1] = string.sub(all[i], 3); out[#out + 1] = all[i + 1]
+              end
+            end
+            return out
+            """);
+
+    /**
+     * KEYS[1] the key's hash; ARGV: the holder field, 1 to release with the changes (else 0), the call's nonce, the
+     * channel, the storage key, the number of puts, then each put's name and value, then the names to remove. Applies
+     * it all while the holder's entry is live, releasing as {@link #RELEASE} does; answers {1}, or {0} when the entry is
+     * not live (nothing written), or {1} when this very call released it already.
+     */
+    static final Script DATA_WRITE = Script.of("data-write", """
+            local v = redis.call('HGET', KEYS[1], ARGV[1])
+            local call = ARGV[1] .. '@' .. ARGV[3]
+            if not v or lease(v) <= now then
+              if ARGV[2] == '1' and redis.call('HGET', KEYS[1], 'r') == call then return {1} end
+              return {0}
+            end
+            local puts = tonumber(ARGV[6])
+            for i = 7, 6 + 2 * puts, 2 do redis.call('HSET', KEYS[1], 'd:' .. ARGV[i], ARGV[i + 1]) end
+            for i = 7 + 2 * puts, #ARGV do redis.call('HDEL', KEYS[1], 'd:' .. ARGV[i]) end
+            if ARGV[2] == '1' then
+              redis.call('HDEL', KEYS[1], ARGV[1])
+              redis.call('HSET', KEYS[1], 'r', call)
+              if redis.call('HDEL', KEYS[1], 'w') == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
+            end
+            return {1}
+            """);
+
+    static final java.util.List<Script> ALL = java.util.List.of(ACQUIRE, RELEASE, RENEW, CHECK, READ, ABORT, MARK_WAITED,
+            DATA_READ, DATA_WRITE);
 
     private RedisScripts() {
     }

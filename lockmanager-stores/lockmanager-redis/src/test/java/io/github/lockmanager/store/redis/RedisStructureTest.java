@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class RedisStructureTest {
     @Test
     void theStoreIsOneWayAndItsClassesSmall() {
-        PackageStructure.of(RedisLockStore.class).assertNoCycles().assertOnlyTheseUseTheStore()
+        PackageStructure.of(RedisLockStore.class).assertNoCycles().assertOnlyTheseUseTheStore("RedisLockData")
                 .assertNoSourceLongerThan(400);
     }
 }
