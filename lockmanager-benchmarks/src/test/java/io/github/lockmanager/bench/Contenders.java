@@ -2,10 +2,6 @@ package io.github.lockmanager.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.lockmanager.AlreadyLockedException;
-import io.github.lockmanager.LockManager;
-import io.github.lockmanager.LockResource;
-import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -23,7 +19,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,46 +77,31 @@ final class Contenders {
         }
     }
 
-    /** Ours, on the JDBC store. */
-    static final class Ours implements Contender {
+    /** Ours, on the JDBC store; round trips counted on its connections. */
+    static final class Ours extends ManagerContender {
         private final HikariDataSource pool;
         private final CountingDataSource counted;
         private final JdbcLockStore store;
-        private final LockManager manager;
-        private final Map<String, LockResource> held = new ConcurrentHashMap<>();
 
         Ours(Database database, String node, String client) throws Exception {
-            pool = database.pool("ours-" + node, 10);
-            counted = new CountingDataSource(pool);
-            store = JdbcLockStore.builder(counted.dataSource()).tableName("bench_peer_locks").build();
-            manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LEASE)
-                    .waitPollInterval(Contender.POLL).build();
+            this(database.pool("ours-" + node, 10), node, client);
         }
 
-        @Override
-        public String name() {
-            return "lockmanager";
+        private Ours(HikariDataSource pool, String node, String client) throws Exception {
+            this(pool, new CountingDataSource(pool), node, client);
         }
 
-        @Override
-        public boolean tryLock(String key) throws Exception {
-            try {
-                held.put(key, manager.lock(key));
-                return true;
-            } catch (AlreadyLockedException e) {
-                return false;
-            }
+        private Ours(HikariDataSource pool, CountingDataSource counted, String node, String client) throws Exception {
+            this(pool, counted, JdbcLockStore.builder(counted.dataSource()).tableName("bench_peer_locks").build(), node,
+                    client);
         }
 
-        @Override
-        public void unlock(String key) {
-            held.remove(key).close();
-        }
-
-        @Override
-        public void lockWaiting(String key, Duration interval) throws Exception {
-            // polls up to the manager's wait poll interval, the same interval as the peers'
-            held.put(key, manager.waitForLock(key, ChronoUnit.FOREVER.getDuration()));
+        private Ours(HikariDataSource pool, CountingDataSource counted, JdbcLockStore store, String node, String client)
+                throws Exception {
+            super(store, node, client);
+            this.pool = pool;
+            this.counted = counted;
+            this.store = store;
         }
 
         @Override
@@ -130,8 +110,8 @@ final class Contenders {
         }
 
         @Override
-        public void close() {
-            manager.close();
+        public void close() throws Exception {
+            super.close();
             store.close();
             pool.close();
         }

@@ -1,9 +1,5 @@
 package io.github.lockmanager.bench;
 
-import io.github.lockmanager.AlreadyLockedException;
-import io.github.lockmanager.LockManager;
-import io.github.lockmanager.LockResource;
-import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.redis.RedisLockStore;
 import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
@@ -15,9 +11,6 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
 
 import java.net.URI;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** The contenders of {@link PeerBench} on the machine's Redis, each a node with its own client. */
 final class RedisContenders {
@@ -26,41 +19,17 @@ final class RedisContenders {
     private RedisContenders() {
     }
 
-    /** Ours, on the Redis store. */
-    static final class Ours implements Contender {
-        private final LockManager manager;
-        private final Map<String, LockResource> held = new ConcurrentHashMap<>();
+    /** Ours, on the Redis store: woken across nodes by the release's message. */
+    static final class Ours extends ManagerContender {
+        private final RedisLockStore store;
 
         Ours(String node, String client) throws Exception {
-            manager = LockManagerBuilder.newBuilder()
-                    .store(RedisLockStore.builder(Contenders.REDIS_URL).keyPrefix("bench-peers:").build())
-                    .clientId(client).nodeId(node).lease(LEASE).waitPollInterval(Contender.POLL).build();
+            this(RedisLockStore.builder(Contenders.REDIS_URL).keyPrefix("bench-peers:").build(), node, client);
         }
 
-        @Override
-        public String name() {
-            return "lockmanager";
-        }
-
-        @Override
-        public boolean tryLock(String key) throws Exception {
-            try {
-                held.put(key, manager.lock(key));
-                return true;
-            } catch (AlreadyLockedException e) {
-                return false;
-            }
-        }
-
-        @Override
-        public void unlock(String key) {
-            held.remove(key).close();
-        }
-
-        @Override
-        public void lockWaiting(String key, Duration interval) throws Exception {
-            // woken by the release's message; polls only when it is not announced
-            held.put(key, manager.waitForLock(key, ChronoUnit.FOREVER.getDuration()));
+        private Ours(RedisLockStore store, String node, String client) throws Exception {
+            super(store, node, client);
+            this.store = store;
         }
 
         @Override
@@ -69,8 +38,9 @@ final class RedisContenders {
         }
 
         @Override
-        public void close() {
-            manager.close();
+        public void close() throws Exception {
+            super.close();
+            store.close();
         }
     }
 

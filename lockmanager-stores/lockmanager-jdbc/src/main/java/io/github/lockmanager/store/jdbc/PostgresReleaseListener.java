@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.jdbc;
 
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.store.support.ReleaseWaiters;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -11,9 +12,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -35,16 +33,9 @@ final class PostgresReleaseListener {
     /** How long a waiter waits for the listener to listen, at most: connecting and {@code LISTEN} take a round trip. */
     private static final long START_MILLIS = 2000;
 
-    /** Makes a waiter known to the releasers: {@code false} if the key is not held exclusively now. */
-    @FunctionalInterface
-    interface Mark {
-        boolean mark() throws LockManagerException;
-    }
-
     private final DataSource dataSource;
     private final String channel;
-    /** The waiters of each key, each woken by counting its latch down. */
-    private final ConcurrentHashMap<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+    private final ReleaseWaiters waiters = new ReleaseWaiters();
     private Thread thread;
     /** Counted down each time the listener starts listening; replaced when it stops. */
     private volatile CountDownLatch listening = new CountDownLatch(1);
@@ -66,29 +57,12 @@ final class PostgresReleaseListener {
      *
      * @return {@code true} if this call waited; {@code false} at once if it could not listen or {@code mark} said no
      */
-    boolean await(String storageKey, Duration timeout, Mark mark) throws LockManagerException, InterruptedException {
+    boolean await(String storageKey, Duration timeout, ReleaseWaiters.Mark mark)
+            throws LockManagerException, InterruptedException {
         if (!startListening(Math.min(timeout.toMillis(), START_MILLIS))) {
             return false;
         }
-        CountDownLatch woken = new CountDownLatch(1);
-        waiters.compute(storageKey, (key, latches) -> {
-            Set<CountDownLatch> all = latches != null ? latches : new HashSet<>();
-            all.add(woken);
-            return all;
-        });
-        try {
-            // marked after the latch is in place, so a release that sees the mark finds the waiter
-            if (!mark.mark()) {
-                return false;
-            }
-            woken.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            return true;
-        } finally {
-            waiters.computeIfPresent(storageKey, (key, latches) -> {
-                latches.remove(woken);
-                return latches.isEmpty() ? null : latches;
-            });
-        }
+        return waiters.await(storageKey, timeout, mark);
     }
 
     /** Starts the listener thread if needed and waits until it listens, up to {@code millis}; {@code false} if not. */
@@ -121,7 +95,7 @@ final class PostgresReleaseListener {
             } catch (SQLException | RuntimeException e) {
                 // a failure of any kind must not end the thread: waiters would wait for a listener that never comes
                 listening = new CountDownLatch(1);
-                wakeAll();
+                waiters.wakeAll();
                 if (closed) {
                     return;
                 }
@@ -164,7 +138,7 @@ final class PostgresReleaseListener {
                 }
                 for (PGNotification notification : received) {
                     if (channel.equals(notification.getName())) {
-                        wake(notification.getParameter());
+                        waiters.wake(notification.getParameter());
                     }
                 }
             }
@@ -175,20 +149,6 @@ final class PostgresReleaseListener {
             } catch (SQLException e) {
                 log.debug("Could not stop listening on a connection of table {}: {}", channel, e.toString());
             }
-        }
-    }
-
-    private void wake(String storageKey) {
-        Set<CountDownLatch> woken = waiters.remove(storageKey);
-        if (woken != null) {
-            woken.forEach(CountDownLatch::countDown);
-        }
-    }
-
-    /** Wakes every waiter: they poll while nobody listens. */
-    private void wakeAll() {
-        for (String key : waiters.keySet()) {
-            wake(key);
         }
     }
 
@@ -208,6 +168,6 @@ final class PostgresReleaseListener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        wakeAll();
+        waiters.wakeAll();
     }
 }

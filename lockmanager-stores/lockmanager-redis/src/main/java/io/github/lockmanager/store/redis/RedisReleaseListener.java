@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.redis;
 
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.store.support.ReleaseWaiters;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -8,10 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,15 +27,9 @@ final class RedisReleaseListener {
     /** How long a first wait waits for the subscription's answer, at most. */
     private static final long START_MILLIS = 2000;
 
-    /** Makes a waiter known to the releasers: {@code false} if the key has no live holder now. */
-    @FunctionalInterface
-    interface Mark {
-        boolean mark() throws LockManagerException;
-    }
-
     private final Supplier<StatefulRedisPubSubConnection<String, String>> connector;
     private final String channel;
-    private final ConcurrentHashMap<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+    private final ReleaseWaiters waiters = new ReleaseWaiters();
     private StatefulRedisPubSubConnection<String, String> connection;
     /** The answer to the connection's {@code SUBSCRIBE}. */
     private RedisFuture<Void> subscribed;
@@ -55,29 +46,12 @@ final class RedisReleaseListener {
      *
      * @return {@code true} if this call waited; {@code false} at once if it could not listen or {@code mark} said no
      */
-    boolean await(String storageKey, Duration timeout, Mark mark) throws LockManagerException, InterruptedException {
+    boolean await(String storageKey, Duration timeout, ReleaseWaiters.Mark mark)
+            throws LockManagerException, InterruptedException {
         if (!listening(Math.min(timeout.toMillis(), START_MILLIS))) {
             return false;
         }
-        CountDownLatch woken = new CountDownLatch(1);
-        waiters.compute(storageKey, (key, latches) -> {
-            Set<CountDownLatch> all = latches != null ? latches : new HashSet<>();
-            all.add(woken);
-            return all;
-        });
-        try {
-            // marked after the latch is in place, so a release that sees the mark finds the waiter
-            if (!mark.mark()) {
-                return false;
-            }
-            woken.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            return true;
-        } finally {
-            waiters.computeIfPresent(storageKey, (key, latches) -> {
-                latches.remove(woken);
-                return latches.isEmpty() ? null : latches;
-            });
-        }
+        return waiters.await(storageKey, timeout, mark);
     }
 
     /**
@@ -137,7 +111,7 @@ final class RedisReleaseListener {
             @Override
             public void message(String from, String storageKey) {
                 if (channel.equals(from)) {
-                    wake(storageKey);
+                    waiters.wake(storageKey);
                 }
             }
         });
@@ -158,13 +132,6 @@ final class RedisReleaseListener {
         return isSubscribed(opened, answer, millis);
     }
 
-    private void wake(String storageKey) {
-        Set<CountDownLatch> woken = waiters.remove(storageKey);
-        if (woken != null) {
-            woken.forEach(CountDownLatch::countDown);
-        }
-    }
-
     /** Closes the subscription; waiters are woken and poll. */
     void close() {
         StatefulRedisPubSubConnection<String, String> open;
@@ -177,8 +144,6 @@ final class RedisReleaseListener {
         if (open != null) {
             open.close();
         }
-        for (String key : waiters.keySet()) {
-            wake(key);
-        }
+        waiters.wakeAll();
     }
 }
