@@ -24,8 +24,10 @@ import java.util.Map;
  */
 public final class Benchmarks {
     static final String COMMAND = "mvn -q -pl lockmanager-benchmarks -am -DskipTests -Pbench verify";
-    static final String PEERS = "Spring Integration `JdbcLockRegistry`, ShedLock's `JdbcTemplateLockProvider` (both on the same "
-            + "PostgreSQL) and Redisson's `RLock` on Redis (127.0.0.1:6379)";
+    static final String PEERS = "Spring Integration `JdbcLockRegistry` and ShedLock's `JdbcTemplateLockProvider` on the same "
+            + "PostgreSQL (ShedLock's on MariaDB too), next to lockmanager's JDBC store; Redisson's `RLock` and `RFencedLock` "
+            + "and Spring Integration's `RedisLockRegistry` on the same Redis (127.0.0.1:6379), next to lockmanager's "
+            + "Redis store";
 
     /** What a node costs its store, from the protocol (not measured): written into the document after the figures. */
     static final String COST_MODEL = "\n## Cost model\n\n"
@@ -274,17 +276,17 @@ public final class Benchmarks {
                 + "read-modify-write of a value in the lock's own row (`HBaseRowData`) against lock, get, put, unlock.\n"
                 + "14. Bursts of 100 lock+unlock of one key on the in-memory store, " + Rounds.ROUNDS
                 + " alternating rounds: a manager with `heldTooLongThreshold` set against one without.\n"
-                + "9. The peers users would pick instead (" + PEERS + "), each next to lockmanager on the JDBC store in "
-                + "the same run, every library with a pool of 10 per node: uncontended lock+unlock in " + Rounds.ROUNDS
+                + "9. The peers users would pick instead (" + PEERS + "), each in "
+                + "the same run, every JDBC library with a pool of 10 per node, every Redis library on its own client per "
+                + "node: uncontended lock+unlock in " + Rounds.ROUNDS
                 + " alternating rounds, with the round trips each makes counted on its JDBC connection (statements, "
-                + "commits, "
-                + "rollbacks); 8 threads on distinct keys, 6 s each side by side as in figure 5; the hand-off of a held key to a "
+                + "commits, rollbacks), and on Redis the commands each sends per cycle as the server's `MONITOR` reports "
+                + "them, a script's own calls apart (`INFO commandstats` counts those too), one side at a time; 8 threads on distinct keys, 6 s each side by side as in figure 5; the hand-off of a held key to a "
                 + "waiter on a second node, each library waiting its own way; and one key taken again and again by 2 "
                 + "threads on each of 2 nodes, in two turns of the throughput time each, alternated with the peer's "
                 + "(acquisitions per second, the most over the fewest acquisitions of one thread, and the round trips "
                 + "per acquisition, counted as above; lockmanager hands a key let go of while a thread of its node waits "
-                + "over in one store call, up to 4 times in a row by default). Redisson runs on another store: its row "
-                + "is a reference, not a like-for-like comparison.\n"
+                + "over in one store call, up to 4 times in a row by default).\n"
                 + COST_MODEL;
     }
 
