@@ -118,45 +118,44 @@ final class Contenders {
     }
 
     /** Spring Integration's {@code JdbcLockRegistry} with its {@code DefaultLockRepository}. */
-    static final class SpringIntegration implements Contender {
+    static final class SpringIntegration extends RegistryContender {
         private final HikariDataSource pool;
         private final CountingDataSource counted;
         private final DefaultLockRepository repository;
-        private final JdbcLockRegistry registry;
 
         SpringIntegration(Database database, String node, String region) {
-            pool = database.pool("spring-" + node, 10);
-            counted = new CountingDataSource(pool);
-            DataSource dataSource = counted.dataSource();
-            repository = new DefaultLockRepository(dataSource, node + "-" + region);
+            this(database.pool("spring-" + node, 10), node, region);
+        }
+
+        private SpringIntegration(HikariDataSource pool, String node, String region) {
+            this(pool, new CountingDataSource(pool), node, region);
+        }
+
+        private SpringIntegration(HikariDataSource pool, CountingDataSource counted, String node, String region) {
+            this(pool, counted, repository(counted.dataSource(), node, region));
+        }
+
+        private SpringIntegration(HikariDataSource pool, CountingDataSource counted, DefaultLockRepository repository) {
+            this(pool, counted, repository, new JdbcLockRegistry(repository));
+        }
+
+        private SpringIntegration(HikariDataSource pool, CountingDataSource counted, DefaultLockRepository repository,
+                                  JdbcLockRegistry registry) {
+            super("Spring Integration JdbcLockRegistry", registry, registry::setIdleBetweenTries);
+            this.pool = pool;
+            this.counted = counted;
+            this.repository = repository;
+        }
+
+        private static DefaultLockRepository repository(DataSource dataSource, String node, String region) {
+            DefaultLockRepository repository = new DefaultLockRepository(dataSource, node + "-" + region);
             repository.setRegion(region);
             repository.setTimeToLive((int) LEASE.toMillis());
             repository.setTransactionManager(new DataSourceTransactionManager(dataSource));
             repository.setCheckDatabaseOnStart(false);
             repository.afterPropertiesSet();
             repository.afterSingletonsInstantiated();
-            registry = new JdbcLockRegistry(repository);
-        }
-
-        @Override
-        public String name() {
-            return "Spring Integration JdbcLockRegistry";
-        }
-
-        @Override
-        public boolean tryLock(String key) {
-            return registry.obtain(key).tryLock();
-        }
-
-        @Override
-        public void unlock(String key) {
-            registry.obtain(key).unlock();
-        }
-
-        @Override
-        public void lockWaiting(String key, Duration interval) {
-            registry.setIdleBetweenTries(interval);
-            registry.obtain(key).lock();
+            return repository;
         }
 
         @Override

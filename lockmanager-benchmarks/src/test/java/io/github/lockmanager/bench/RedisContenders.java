@@ -90,37 +90,31 @@ final class RedisContenders {
     }
 
     /** Spring Integration's {@code RedisLockRegistry}, on Spring Data Redis' Lettuce connection factory, as configured by default. */
-    static final class SpringIntegration implements Contender {
+    static final class SpringIntegration extends RegistryContender {
         private final LettuceConnectionFactory factory;
         private final RedisLockRegistry registry;
 
         SpringIntegration(String registryKey) {
+            this(factory(), registryKey);
+        }
+
+        private SpringIntegration(LettuceConnectionFactory factory, String registryKey) {
+            this(factory, new RedisLockRegistry(factory, registryKey, LEASE.toMillis()));
+        }
+
+        private SpringIntegration(LettuceConnectionFactory factory, RedisLockRegistry registry) {
+            super("Spring Integration RedisLockRegistry", registry, registry::setIdleBetweenTries);
+            this.factory = factory;
+            this.registry = registry;
+        }
+
+        private static LettuceConnectionFactory factory() {
             URI uri = URI.create(Contenders.REDIS_URL);
-            factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+            LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                    new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
             factory.afterPropertiesSet();
             factory.start();
-            registry = new RedisLockRegistry(factory, registryKey, LEASE.toMillis());
-        }
-
-        @Override
-        public String name() {
-            return "Spring Integration RedisLockRegistry";
-        }
-
-        @Override
-        public boolean tryLock(String key) {
-            return registry.obtain(key).tryLock();
-        }
-
-        @Override
-        public void unlock(String key) {
-            registry.obtain(key).unlock();
-        }
-
-        @Override
-        public void lockWaiting(String key, Duration interval) {
-            registry.setIdleBetweenTries(interval);
-            registry.obtain(key).lock();
+            return factory;
         }
 
         @Override
