@@ -12,7 +12,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -27,7 +29,8 @@ import static org.awaitility.Awaitility.await;
  * to the master passes nothing (so it receives and confirms nothing), the master is killed and the replica promoted. Node B then tries
  * all ten. Counted: grants A was given that the failover lost (B could take them while A's holder held), and those
  * A's holders were never told of. Without confirmation the five late grants are lost, and each holder is told at its
- * next renewal; with it they are refused while the replica cannot confirm, and nothing is lost.
+ * next renewal; with it they are refused while the replica cannot confirm, and nothing is lost. Either way every token
+ * B is given for a key is above A's, by the epoch rule on the new master's clock.
  */
 class SentinelFailoverTest {
     private static final Duration LEASE = Duration.ofSeconds(15);
@@ -49,6 +52,7 @@ class SentinelFailoverTest {
                     Outcome outcome = run(uri, confirm, master, link, replica, watch);
                     System.out.println("Sentinel failover, confirming on " + confirm + " replica(s): " + outcome);
                     assertThat(outcome.untold).as("grants lost without their holder being told").isZero();
+                    assertThat(outcome.inversions).as("tokens after the failover not above those before").isZero();
                     if (confirm == 0) {
                         assertThat(outcome.lost).as("grants the cut-off replica never received").isEqualTo(5);
                     } else {
@@ -62,11 +66,11 @@ class SentinelFailoverTest {
         }
     }
 
-    record Outcome(int granted, int refused, int lost, int untold) {
+    record Outcome(int granted, int refused, int lost, int untold, int inversions) {
         @Override
         public String toString() {
             return granted + " of 10 grants to A, " + refused + " refused, " + lost + " lost by the failover, " + untold
-                    + " of those untold";
+                    + " of those untold, " + inversions + " of B's tokens not above A's";
         }
     }
 
@@ -75,6 +79,7 @@ class SentinelFailoverTest {
         Set<String> toldLost = ConcurrentHashMap.newKeySet();
         CountDownLatch done = new CountDownLatch(1);
         List<String> heldByA = new ArrayList<>();
+        Map<String, Long> tokensOfA = new HashMap<>();
         int refused = 0;
         RedisLockStore.Builder storeA = RedisLockStore.builder(uri).keyPrefix("failover:")
                 .operationTimeout(Duration.ofSeconds(3));
@@ -89,8 +94,10 @@ class SentinelFailoverTest {
                     link.dropAnswers();
                 }
                 String key = (i < 5 ? "before-" : "during-") + i;
-                if (hold(a, key, done)) {
+                long token = hold(a, key, done);
+                if (token >= 0) {
                     heldByA.add(key);
+                    tokensOfA.put(key, token);
                 } else {
                     refused++;
                 }
@@ -100,6 +107,7 @@ class SentinelFailoverTest {
             await().atMost(Duration.ofSeconds(60)).until(() ->
                     ((InetSocketAddress) watch.sync().getMasterAddrByName("locks")).getPort() == replica.port());
             List<String> takenByB = new ArrayList<>();
+            int[] inversions = {0};
             try (LockManager b = LockManagerBuilder.newBuilder()
                     .store(RedisLockStore.builder(uri).keyPrefix("failover:").operationTimeout(Duration.ofSeconds(3)).build())
                     .clientId("failover").nodeId("b").lease(LEASE).build()) {
@@ -108,6 +116,9 @@ class SentinelFailoverTest {
                             .until(() -> {
                                 try (LockResource taken = b.waitForLock(key, Duration.ZERO)) {
                                     takenByB.add(key);
+                                    if (taken.getFencingToken() <= tokensOfA.get(key)) {
+                                        inversions[0]++;
+                                    }
                                 } catch (io.github.lockmanager.AlreadyLockedException held) {
                                     // A's grant survived the failover
                                 }
@@ -118,17 +129,17 @@ class SentinelFailoverTest {
             await().atMost(LEASE.multipliedBy(2)).until(() -> toldLost.containsAll(takenByB));
             done.countDown();
             int untold = (int) takenByB.stream().filter(key -> !toldLost.contains(key)).count();
-            return new Outcome(heldByA.size(), refused, takenByB.size(), untold);
+            return new Outcome(heldByA.size(), refused, takenByB.size(), untold, inversions[0]);
         }
     }
 
-    /** Takes {@code key} on a thread of its own, which holds it until {@code done}; {@code false} if refused. */
-    private static boolean hold(LockManager manager, String key, CountDownLatch done) throws InterruptedException {
+    /** Takes {@code key} on a thread of its own, which holds it until {@code done}; its token, or -1 if refused. */
+    private static long hold(LockManager manager, String key, CountDownLatch done) throws InterruptedException {
         CountDownLatch taken = new CountDownLatch(1);
-        boolean[] granted = {false};
+        long[] granted = {-1};
         Thread holder = new Thread(() -> {
             try (LockResource held = manager.lock(key)) {
-                granted[0] = true;
+                granted[0] = held.getFencingToken();
                 taken.countDown();
                 done.await();
             } catch (InterruptedException lostOrDone) {
