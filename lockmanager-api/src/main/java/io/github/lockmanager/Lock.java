@@ -18,6 +18,7 @@ public final class Lock {
     private final LockStatus status;
     private final long fencingToken;
     private final LockMode mode;
+    private final int permits;
 
     public Lock(String key, LockLevel level, String ownerNodeId, String holderThreadName, Instant lockTime,
                 Instant expirationTime, LockStatus status, long fencingToken) {
@@ -27,6 +28,15 @@ public final class Lock {
 
     public Lock(String key, LockLevel level, String ownerNodeId, String holderThreadName, Instant lockTime,
                 Instant expirationTime, LockStatus status, long fencingToken, LockMode mode) {
+        this(key, level, ownerNodeId, holderThreadName, lockTime, expirationTime, status, fencingToken, mode, 0);
+    }
+
+    /**
+     * @param permits how many holders the key's permits admit, for {@link LockMode#PERMIT} (1 to
+     *                {@link LockManager#MAX_PERMITS}); 0 for every other mode
+     */
+    public Lock(String key, LockLevel level, String ownerNodeId, String holderThreadName, Instant lockTime,
+                Instant expirationTime, LockStatus status, long fencingToken, LockMode mode, int permits) {
         this.key = Require.notNull(key, "key");
         this.level = Require.notNull(level, "level");
         this.ownerNodeId = Require.notNull(ownerNodeId, "ownerNodeId");
@@ -36,6 +46,7 @@ public final class Lock {
         this.status = Require.notNull(status, "status");
         this.fencingToken = fencingToken;
         this.mode = Require.notNull(mode, "mode");
+        this.permits = Require.permits(mode, permits, "lock '" + key + "'");
     }
 
     /** The key as the caller gave it, without level, farm or client prefix. */
@@ -84,6 +95,11 @@ public final class Lock {
         return mode;
     }
 
+    /** For a {@link LockMode#PERMIT} holder, how many holders the key admits at once; 0 in every other mode. */
+    public int getPermits() {
+        return permits;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -96,19 +112,20 @@ public final class Lock {
         return fencingToken == other.fencingToken && key.equals(other.key) && level == other.level
                 && ownerNodeId.equals(other.ownerNodeId) && holderThreadName.equals(other.holderThreadName)
                 && lockTime.equals(other.lockTime) && expirationTime.equals(other.expirationTime)
-                && status == other.status && mode == other.mode;
+                && status == other.status && mode == other.mode && permits == other.permits;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(key, level, ownerNodeId, holderThreadName, lockTime, expirationTime, status, fencingToken,
-                mode);
+                mode, permits);
     }
 
     @Override
     public String toString() {
         return "Lock{key='" + key + "', level=" + level + ", node='" + ownerNodeId + "', thread='" + holderThreadName
                 + "', locked=" + lockTime + ", expires=" + expirationTime + ", status=" + status
-                + ", token=" + fencingToken + ", mode=" + mode + '}';
+                + ", token=" + fencingToken + ", mode=" + mode
+                + (mode == LockMode.PERMIT ? ", permits=" + permits : "") + '}';
     }
 }

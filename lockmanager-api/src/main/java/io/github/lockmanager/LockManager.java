@@ -38,6 +38,12 @@ public interface LockManager extends AutoCloseable {
     int LOCK_KEY_MAX_LENGTH = 256;
 
     /**
+     * The most permits a key may have ({@link #lockPermit}): every holder of a key is kept with the key on the
+     * stores that decide in one record, and each acquisition looks at all of them.
+     */
+    int MAX_PERMITS = 1000;
+
+    /**
      * Takes the lock on {@code key} at the default level, or adds a hold if the calling thread has it.
      * Never blocks on a holder.
      *
@@ -97,6 +103,35 @@ public interface LockManager extends AutoCloseable {
      * takes one. A hold added to a lock the thread has (shared or exclusive) keeps that lock's lease.
      */
     LockResource lockShared(String key, LockLevel level, Duration lease) throws LockException;
+
+    /**
+     * Takes one of {@code permits} permits of {@code key} at the default level ({@link LockMode#PERMIT}): at most that
+     * many threads, on any nodes, hold the key at once, each with its own record, lease, fencing token, renewal, abort
+     * and loss detection, exactly as an exclusive holder. A thread that holds one of the key's permits and asks again
+     * adds a hold to it, without a store call (a thread holds at most one permit of a key; one that holds the key
+     * exclusively adds a hold to that lock). Never blocks; give the hold back with {@link LockResource#close()}.
+     *
+     * <p>Permits share a key with permits only: a key held exclusively, shared or by a hierarchical lock refuses them,
+     * and they refuse those. Every holder of a key must ask for the same number: a request with another number than
+     * the key's live holders use is refused with an {@link IllegalStateException} naming both (once the last of them
+     * has gone, the key takes any number). A thread that holds the key shared is refused a permit, as an upgrade.
+     *
+     * @param permits from 1 to {@value #MAX_PERMITS}
+     * @throws AlreadyLockedException        if {@code permits} holders hold the key, or a holder in another mode does
+     * @throws IllegalStateException         if the key's holders (or the calling thread's own hold) use another number
+     *                                       of permits, or the calling thread holds the key shared; or this manager
+     *                                       is closed
+     * @throws LockManagerException          if the store failed; nothing is held then
+     * @throws IllegalArgumentException      if the key is invalid or {@code permits} is out of range
+     * @throws UnsupportedOperationException if the store keeps one holder per key
+     */
+    LockResource lockPermit(String key, int permits) throws LockException;
+
+    /** {@link #lockPermit(String, int)} at the given level. */
+    LockResource lockPermit(String key, int permits, LockLevel level) throws LockException;
+
+    /** {@link #lockPermit(String, int, LockLevel)} with a lease of its own, as {@link #lock(String, LockLevel, Duration)}. */
+    LockResource lockPermit(String key, int permits, LockLevel level, Duration lease) throws LockException;
 
     /**
      * Takes the resource at the end of a hierarchical {@code path} in {@code mode} ({@link LockMode#SHARED} or
@@ -238,6 +273,19 @@ public interface LockManager extends AutoCloseable {
 
     /** {@link #waitForSharedLock(String, LockLevel, Duration)} with a lease of its own. */
     LockResource waitForSharedLock(String key, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException;
+
+    /**
+     * {@link #lockPermit(String, int, LockLevel)}, waiting as {@link #waitForLock(String, Duration)} does while all
+     * permits are held (or a holder in another mode holds the key). A release of a permit on this node wakes a waiter
+     * here at once; a release elsewhere is found by asking the store again after a pause that grows to the manager's
+     * wait poll interval. A request with another number of permits than the key's holders use is refused at once.
+     */
+    LockResource waitForPermit(String key, int permits, LockLevel level, Duration maxWait)
+            throws LockException, InterruptedException;
+
+    /** {@link #waitForPermit(String, int, LockLevel, Duration)} with a lease of its own. */
+    LockResource waitForPermit(String key, int permits, LockLevel level, Duration lease, Duration maxWait)
             throws LockException, InterruptedException;
 
     /**

@@ -8,12 +8,17 @@ package io.github.lockmanager;
  * {@linkplain #conflictsWith conflicts} with the other:
  *
  * <pre>
- *                    INTENT_SHARED  INTENT_EXCLUSIVE  SHARED  EXCLUSIVE
- * INTENT_SHARED           ok              ok            ok       -
- * INTENT_EXCLUSIVE        ok              ok            -        -
- * SHARED                  ok              -             ok       -
- * EXCLUSIVE               -               -             -        -
+ *                    INTENT_SHARED  INTENT_EXCLUSIVE  SHARED  EXCLUSIVE  PERMIT
+ * INTENT_SHARED           ok              ok            ok       -         -
+ * INTENT_EXCLUSIVE        ok              ok            -        -         -
+ * SHARED                  ok              -             ok       -         -
+ * EXCLUSIVE               -               -             -        -         -
+ * PERMIT                  -               -             -        -       count
  * </pre>
+ *
+ * <p>{@link #PERMIT} holders share a key with each other only, and only up to the number of permits they all ask
+ * for ({@link LockManager#lockPermit}): "count" above means a permit is granted while fewer than that many hold the
+ * key and every holder asked for the same number.
  */
 public enum LockMode {
     /** On an ancestor: something below it is held {@link #SHARED}. */
@@ -23,15 +28,22 @@ public enum LockMode {
     /** Any number of holders at once, on any nodes; no exclusive holder. */
     SHARED,
     /** One holder and nobody else. What {@link LockManager#lock(String)} takes. */
-    EXCLUSIVE;
+    EXCLUSIVE,
+    /**
+     * One of at most n holders of the key, all asking for the same n ({@link LockManager#lockPermit}); no holder in
+     * any other mode. Each has its own record, lease and fencing token, as an exclusive holder.
+     */
+    PERMIT;
 
     /** Whether a holder in this mode keeps a holder in {@code other} out of the same key. */
     public boolean conflictsWith(LockMode other) {
         return switch (this) {
-            case INTENT_SHARED -> other == EXCLUSIVE;
-            case INTENT_EXCLUSIVE -> other == SHARED || other == EXCLUSIVE;
-            case SHARED -> other == INTENT_EXCLUSIVE || other == EXCLUSIVE;
+            case INTENT_SHARED -> other == EXCLUSIVE || other == PERMIT;
+            case INTENT_EXCLUSIVE -> other == SHARED || other == EXCLUSIVE || other == PERMIT;
+            case SHARED -> other == INTENT_EXCLUSIVE || other == EXCLUSIVE || other == PERMIT;
             case EXCLUSIVE -> true;
+            // two permit holders are kept apart by their number, which the mode alone does not know
+            case PERMIT -> other != PERMIT;
         };
     }
 
@@ -40,10 +52,14 @@ public enum LockMode {
      * every mode, {@link #SHARED} and {@link #INTENT_EXCLUSIVE} cover {@link #INTENT_SHARED}, each mode itself.
      */
     public boolean covers(LockMode other) {
-        return this == other || this == EXCLUSIVE || (other == INTENT_SHARED && this != INTENT_SHARED);
+        return this == other || this == EXCLUSIVE
+                || (other == INTENT_SHARED && (this == SHARED || this == INTENT_EXCLUSIVE));
     }
 
-    /** The mode the manager takes on each ancestor of a hierarchical lock taken in this mode. */
+    /**
+     * The mode the manager takes on each ancestor of a hierarchical lock taken in this mode; permits are not taken on
+     * paths, and answer {@link #INTENT_EXCLUSIVE}, the stricter intention.
+     */
     public LockMode intention() {
         return this == SHARED || this == INTENT_SHARED ? INTENT_SHARED : INTENT_EXCLUSIVE;
     }
@@ -51,5 +67,15 @@ public enum LockMode {
     /** Whether callers may ask for it: the intention modes are the manager's. */
     public boolean isIntention() {
         return this == INTENT_SHARED || this == INTENT_EXCLUSIVE;
+    }
+
+    /**
+     * This mode as admin views show it and stores that keep a mode as text write it: its name, and for
+     * {@link #PERMIT} a colon and the number of permits ({@code PERMIT:3}); at most 11 characters.
+     *
+     * @param permits the holder's number of permits; ignored but for {@link #PERMIT}
+     */
+    public String text(int permits) {
+        return this == PERMIT ? name() + ':' + permits : name();
     }
 }

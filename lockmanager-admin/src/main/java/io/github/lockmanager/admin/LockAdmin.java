@@ -192,7 +192,7 @@ public final class LockAdmin {
         for (LockRecord record : released) {
             log.warn("Force-released lock '{}' ({}, client {}) held {} by node '{}', thread '{}', fencing token {}, as "
                             + "asked by {}; the holder's node interrupts it at its next check", key, level,
-                    scoped.clientId(), record.mode(), record.nodeId(), record.threadName(), record.fencingToken(),
+                    scoped.clientId(), record.mode().text(record.permits()), record.nodeId(), record.threadName(), record.fencingToken(),
                     requestedBy);
         }
         if (released.isEmpty()) {

@@ -24,6 +24,7 @@ public final class LockJson {
                     .append(", \"client\": ").append(quote(r.key().clientId()))
                     .append(", \"level\": ").append(quote(r.key().level().name()))
                     .append(", \"mode\": ").append(quote(r.mode().name()))
+                    .append(", \"permits\": ").append(r.permits())
                     .append(", \"node\": ").append(quote(r.nodeId()))
                     .append(", \"thread\": ").append(quote(r.threadName()))
                     .append(", \"fencingToken\": ").append(r.fencingToken())

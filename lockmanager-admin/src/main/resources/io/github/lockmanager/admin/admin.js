@@ -135,7 +135,7 @@
       const row = element('tr');
       row.dataset.key = lock.key;
       row.dataset.node = lock.node;
-      row.append(element('td', lock.key, 'key'), element('td', lock.level), element('td', lock.mode.toLowerCase()),
+      row.append(element('td', lock.key, 'key'), element('td', lock.level), element('td', lock.mode === 'PERMIT' ? 'permit (of ' + lock.permits + ')' : lock.mode.toLowerCase()),
         element('td', lock.node), element('td', lock.thread, 'muted'), element('td', String(lock.fencingToken), 'num'));
       const since = element('td', ago(lock.lockedAt));
       since.title = lock.lockedAt;

@@ -39,4 +39,22 @@ public final class Require {
             throw new IllegalArgumentException(String.format(template, args));
         }
     }
+
+    /**
+     * Checks the permits that go with {@code mode}: 1 to {@link io.github.lockmanager.LockManager#MAX_PERMITS} for
+     * {@link io.github.lockmanager.LockMode#PERMIT}, 0 for every other mode.
+     *
+     * @return {@code permits}
+     * @throws IllegalArgumentException naming {@code what} if they do not go together
+     */
+    public static int permits(io.github.lockmanager.LockMode mode, int permits, String what) {
+        if (mode == io.github.lockmanager.LockMode.PERMIT) {
+            argument(permits >= 1 && permits <= io.github.lockmanager.LockManager.MAX_PERMITS,
+                    "permits of %s must be from 1 to %d, was %d", what, io.github.lockmanager.LockManager.MAX_PERMITS,
+                    permits);
+        } else {
+            argument(permits == 0, "permits of %s go with mode PERMIT only, not %s (was %d)", what, mode, permits);
+        }
+        return permits;
+    }
 }

@@ -18,9 +18,11 @@ import java.time.Instant;
  * @param status         whether an abort was asked for
  * @param fencingToken   strictly greater than every token the store issued for this key before
  * @param mode           how this holder holds the key
+ * @param permits        for {@link LockMode#PERMIT}, how many holders the key admits (as the holder asked); 0 in
+ *                       every other mode
  */
 public record LockRecord(LockHandle handle, String nodeId, String threadName, Instant lockTime,
-                         Instant expirationTime, LockStatus status, long fencingToken, LockMode mode) {
+                         Instant expirationTime, LockStatus status, long fencingToken, LockMode mode, int permits) {
     public LockRecord {
         Require.notNull(handle, "handle");
         Require.notNull(nodeId, "nodeId");
@@ -29,6 +31,13 @@ public record LockRecord(LockHandle handle, String nodeId, String threadName, In
         Require.notNull(expirationTime, "expirationTime");
         Require.notNull(status, "status");
         Require.notNull(mode, "mode");
+        Require.permits(mode, permits, "record " + handle);
+    }
+
+    /** The record of a holder in a mode other than {@link LockMode#PERMIT}. */
+    public LockRecord(LockHandle handle, String nodeId, String threadName, Instant lockTime, Instant expirationTime,
+                      LockStatus status, long fencingToken, LockMode mode) {
+        this(handle, nodeId, threadName, lockTime, expirationTime, status, fencingToken, mode, 0);
     }
 
     /** The record of an {@link LockMode#EXCLUSIVE} holder. */
@@ -49,6 +58,6 @@ public record LockRecord(LockHandle handle, String nodeId, String threadName, In
     public Lock toLock() {
         LockKey key = handle.key();
         return new Lock(key.name(), key.level(), nodeId, threadName, lockTime, expirationTime, status, fencingToken,
-                mode);
+                mode, permits);
     }
 }

@@ -15,12 +15,15 @@ import io.github.lockmanager.internal.Require;
  * @param predecessor {@code null}, or the handle of an exclusive record of the same key that the acquiring node
  *                    hands over to this request: the store takes it over as if it were free, in the same write
  *                    (a hand-off, asked only of a store that {@link LockStore#supportsHandOff() supports} it)
+ * @param permits     for {@link LockMode#PERMIT}, how many holders the key admits at once (1 to
+ *                    {@link io.github.lockmanager.LockManager#MAX_PERMITS}); 0 in every other mode
  */
-public record LockRequest(LockHandle handle, String nodeId, String threadName, LockMode mode, LockHandle predecessor) {
+public record LockRequest(LockHandle handle, String nodeId, String threadName, LockMode mode, LockHandle predecessor,
+                          int permits) {
     /**
      * @throws IllegalArgumentException if an argument but {@code predecessor} is null, or {@code predecessor} is of
      *                                  another key, is {@code handle} itself, or goes with a mode other than
-     *                                  {@link LockMode#EXCLUSIVE}
+     *                                  {@link LockMode#EXCLUSIVE}, or {@code permits} do not go with {@code mode}
      */
     public LockRequest {
         Require.notNull(handle, "handle");
@@ -34,6 +37,17 @@ public record LockRequest(LockHandle handle, String nodeId, String threadName, L
             Require.argument(mode == LockMode.EXCLUSIVE, "only an exclusive lock is handed over, not a %s one of %s",
                     mode, handle);
         }
+        Require.permits(mode, permits, "request " + handle);
+    }
+
+    /** A request in a mode other than {@link LockMode#PERMIT}, taking over {@code predecessor}'s record if not null. */
+    public LockRequest(LockHandle handle, String nodeId, String threadName, LockMode mode, LockHandle predecessor) {
+        this(handle, nodeId, threadName, mode, predecessor, 0);
+    }
+
+    /** A request for one of {@code permits} permits of the handle's key. */
+    public static LockRequest permit(LockHandle handle, String nodeId, String threadName, int permits) {
+        return new LockRequest(handle, nodeId, threadName, LockMode.PERMIT, null, permits);
     }
 
     /** A request in {@code mode} that takes over no one's record. */

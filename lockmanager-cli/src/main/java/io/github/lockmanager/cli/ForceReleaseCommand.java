@@ -39,7 +39,7 @@ final class ForceReleaseCommand extends StoreCommand {
             return 0;
         }
         for (LockRecord record : released) {
-            out().println("Released '" + key + "' held " + record.mode() + " by node '" + record.nodeId()
+            out().println("Released '" + key + "' held " + record.mode().text(record.permits()) + " by node '" + record.nodeId()
                     + "', thread '" + record.threadName() + "', fencing token " + record.fencingToken()
                     + ", as asked by " + requestedBy);
         }

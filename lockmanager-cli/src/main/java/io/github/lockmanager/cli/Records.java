@@ -22,7 +22,7 @@ final class Records {
         rows[0] = withClient ? prepend(CLIENT, HEADERS) : HEADERS;
         for (int i = 0; i < records.size(); i++) {
             LockRecord r = records.get(i);
-            String[] row = {r.key().name(), r.key().level().name(), r.mode().name(), r.nodeId(),
+            String[] row = {r.key().name(), r.key().level().name(), r.mode().text(r.permits()), r.nodeId(),
                     r.threadName(), Long.toString(r.fencingToken()), r.lockTime().toString(),
                     expiresIn(r.expirationTime(), now), r.status().name()};
             rows[i + 1] = withClient ? prepend(r.key().clientId(), row) : row;

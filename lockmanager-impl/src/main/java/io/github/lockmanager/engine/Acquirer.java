@@ -87,11 +87,37 @@ final class Acquirer {
     LockResource acquire(String key, LockLevel level, LockMode mode, Thread me, LeasePolicy leases)
             throws LockException {
         try {
-            return takeInMode(key, level, mode, me, leases);
+            return takeInMode(key, level, mode, 0, me, leases);
         } catch (AlreadyLockedException e) {
             events.refused(key, level, mode);
             throw e;
         }
+    }
+
+    /**
+     * Takes one of {@code permits} permits of {@code key} for {@code me}: a re-entry when {@code me} holds one of them
+     * (or the key exclusively), else a holder of its own in the store.
+     *
+     * @throws IllegalStateException if {@code me}'s own permit of the key, or the key's holders, use another number
+     */
+    LockResource acquirePermit(String key, LockLevel level, int permits, Thread me, LeasePolicy leases)
+            throws LockException {
+        Acquisition own = table.get(level, key, me, LockMode.PERMIT);
+        if (own != null && !own.isGone() && own.permits() != permits) {
+            throw permitsDiffer(key, level, permits, own.permits(), "thread '" + me.getName() + "' itself");
+        }
+        try {
+            return takeInMode(key, level, LockMode.PERMIT, permits, me, leases);
+        } catch (AlreadyLockedException e) {
+            events.refused(key, level, LockMode.PERMIT);
+            throw e;
+        }
+    }
+
+    private static IllegalStateException permitsDiffer(String key, LockLevel level, int asked, int held, String who) {
+        return new IllegalStateException("lock '" + key + "' (" + level + ") was asked for with " + asked
+                + " permits, but " + who + " holds it with " + held + ": every holder of a key must ask for the same "
+                + "number of permits");
     }
 
     private LockResource takeExclusive(String key, LockLevel level, Thread me, LeasePolicy leases)
@@ -123,8 +149,8 @@ final class Acquirer {
         }
     }
 
-    private LockResource takeInMode(String key, LockLevel level, LockMode mode, Thread me, LeasePolicy leases)
-            throws LockException {
+    private LockResource takeInMode(String key, LockLevel level, LockMode mode, int permits, Thread me,
+                                    LeasePolicy leases) throws LockException {
         boolean leftoverReleased = false;
         while (true) {
             Acquisition exclusive = table.get(level, key);
@@ -147,7 +173,7 @@ final class Acquirer {
             lifecycle.requireOpen();
             refuseUpgrade(key, level, mode, me);
             LockKey.requireName(key);
-            Acquisition mine = new ModeAcquisition(handle(key, level), me, mode, leases);
+            Acquisition mine = new ModeAcquisition(handle(key, level), me, mode, permits, leases);
             if (table.putIfAbsent(mine) != null) {
                 continue;
             }
@@ -226,6 +252,11 @@ final class Acquirer {
             return true;
         }
         LockRecord holder = result.record();
+        if (holder != null && mine.mode() == LockMode.PERMIT && holder.mode() == LockMode.PERMIT
+                && holder.permits() != mine.permits()) {
+            throw permitsDiffer(mine.key().name(), mine.key().level(), mine.permits(), holder.permits(),
+                    "thread '" + holder.threadName() + "' on node '" + holder.nodeId() + "'");
+        }
         if (!leftoverReleased && holder != null && releaser.isPending(holder.handle())
                 && releaser.releaseNow(holder.handle())) {
             // our own earlier release failed and is still queued: finished now rather than refuse ourselves
@@ -251,7 +282,7 @@ final class Acquirer {
         AcquireResult result;
         try {
             LockRequest request = new LockRequest(handle, nodeId, mine.holderName(), mine.mode(),
-                    parked != null ? parked.handle() : null);
+                    parked != null ? parked.handle() : null, mine.permits());
             result = calls.acquire(request, leases.lease(), sentAt);
         } catch (LockManagerException e) {
             abandon(mine);

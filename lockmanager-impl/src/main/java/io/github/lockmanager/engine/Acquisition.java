@@ -104,6 +104,11 @@ class Acquisition extends WeakReference<Thread> {
         return LockMode.EXCLUSIVE;
     }
 
+    /** For a {@link LockMode#PERMIT} acquisition, how many permits the key was asked for; else 0. */
+    int permits() {
+        return 0;
+    }
+
     String holderName() {
         return holderName;
     }
@@ -277,7 +282,7 @@ class Acquisition extends WeakReference<Thread> {
     Lock grantedLock(String nodeId) {
         return new Lock(handle.key().name(), handle.key().level(), nodeId, holderName, Instant.ofEpochMilli(lockTimeMillis),
                 Instant.ofEpochMilli(lockTimeMillis + grantedLeaseMillis), STATUSES[grantedStatus - 1], fencingToken,
-                mode());
+                mode(), permits());
     }
 
     long grantedAtNanos() {

@@ -34,6 +34,12 @@ final class AcquisitionTable {
      * field of each acquisition, since few locks are ever guarded and every held lock would pay for the field.
      */
     private final ConcurrentHashMap<Acquisition, Integer> guarded = new ConcurrentHashMap<>();
+    /**
+     * Where waiters for a permit wait: any permit holder of the key leaving is their turn, and one monitor per table
+     * spares each acquisition a waiter list. {@link #retire} takes it only when {@link #permitWaiters} counts one.
+     */
+    private final Object permitGone = new Object();
+    private volatile int permitWaiters;
 
     /** The exclusive acquisition of a key. */
     Acquisition get(LockLevel level, String name) {
@@ -79,6 +85,41 @@ final class AcquisitionTable {
     void retire(Acquisition acquisition) {
         remove(acquisition);
         acquisition.markGone();
+        // a waiter counts itself before it looks, and this reads the count after the mark: one of the two sees the other
+        if (permitWaiters > 0 && acquisition.mode() == LockMode.PERMIT) {
+            synchronized (permitGone) {
+                permitGone.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until one of the permit holders of the key on this node that are here now is gone (a permit waiter's turn
+     * comes with any one of them leaving), until {@code deadlineNanos} of {@link System#nanoTime()}.
+     *
+     * @return {@code true} if one is gone, or none was here
+     */
+    boolean awaitAnyPermitGone(LockLevel level, String name, long deadlineNanos) throws InterruptedException {
+        synchronized (permitGone) {
+            permitWaiters++;
+            try {
+                List<Acquisition> here = all(level, name);
+                while (true) {
+                    for (Acquisition local : here) {
+                        if (local.isGone()) {
+                            return true;
+                        }
+                    }
+                    long remaining = deadlineNanos - System.nanoTime();
+                    if (here.isEmpty() || remaining <= 0) {
+                        return here.isEmpty();
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(permitGone, remaining);
+                }
+            } finally {
+                permitWaiters--;
+            }
+        }
     }
 
     /**

@@ -85,7 +85,7 @@ final class AdminBean implements LockManagerMXBean {
             rows.add(new HeldLockInfo(acquisition.key().level().name(), acquisition.key().name(),
                     acquisition.holderName(), acquisition.holds(),
                     TimeUnit.NANOSECONDS.toMillis(now - acquisition.grantedAtNanos()), acquisition.fencingToken(),
-                    acquisition.mode().name(), heldTooLong.isHeldTooLong(acquisition, now)));
+                    acquisition.mode().text(acquisition.permits()), heldTooLong.isHeldTooLong(acquisition, now)));
         }
         return rows;
     }

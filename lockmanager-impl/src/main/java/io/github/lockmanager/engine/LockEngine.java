@@ -148,6 +148,29 @@ final class LockEngine implements LockManager {
     }
 
     @Override
+    public LockResource lockPermit(String key, int permits) throws LockException {
+        return lockPermit(key, permits, settings.defaultLevel());
+    }
+
+    @Override
+    public LockResource lockPermit(String key, int permits, LockLevel level) throws LockException {
+        return lockPermit(key, permits, level, settings.leases());
+    }
+
+    @Override
+    public LockResource lockPermit(String key, int permits, LockLevel level, Duration lease) throws LockException {
+        return lockPermit(key, permits, level, callLeases.of(lease));
+    }
+
+    private LockResource lockPermit(String key, int permits, LockLevel level, LeasePolicy leases)
+            throws LockException {
+        requireArguments(key, level);
+        Require.permits(LockMode.PERMIT, permits, "lock '" + key + "'");
+        requireModes();
+        return acquirer.acquirePermit(key, level, permits, Thread.currentThread(), leases);
+    }
+
+    @Override
     public LockResource lockPath(String path, LockMode mode) throws LockException {
         return lockPath(path, mode, settings.defaultLevel());
     }
@@ -168,6 +191,8 @@ final class LockEngine implements LockManager {
         Require.notNull(mode, "lock mode");
         Require.argument(!mode.isIntention(), "lockPath takes SHARED or EXCLUSIVE; %s is what the manager takes on "
                 + "the ancestors", mode);
+        Require.argument(mode != LockMode.PERMIT, "lockPath takes SHARED or EXCLUSIVE; permits are taken with "
+                + "lockPermit, on plain keys");
         requireModes();
         return PathResource.take(acquirer, LockPaths.prefixes(path, settings.pathSeparator()), mode, level,
                 Thread.currentThread(), leases);
@@ -175,8 +200,8 @@ final class LockEngine implements LockManager {
 
     private void requireModes() {
         if (!store.supportsModes()) {
-            throw new UnsupportedOperationException("store " + store + " keeps one holder per key: shared and "
-                    + "hierarchical locks need a store that supports lock modes (LockStore.supportsModes())");
+            throw new UnsupportedOperationException("store " + store + " keeps one holder per key: shared, "
+                    + "hierarchical and permit locks need a store that supports lock modes (LockStore.supportsModes())");
         }
     }
 
@@ -348,6 +373,23 @@ final class LockEngine implements LockManager {
     private LockResource waitForShared(String key, LockLevel level, LeasePolicy leases, Duration maxWait)
             throws LockException, InterruptedException {
         return waits.await(() -> lockShared(key, level, leases), key, level, LockMode.SHARED, maxWait);
+    }
+
+    @Override
+    public LockResource waitForPermit(String key, int permits, LockLevel level, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waitForPermit(key, permits, level, settings.leases(), maxWait);
+    }
+
+    @Override
+    public LockResource waitForPermit(String key, int permits, LockLevel level, Duration lease, Duration maxWait)
+            throws LockException, InterruptedException {
+        return waitForPermit(key, permits, level, callLeases.of(lease), maxWait);
+    }
+
+    private LockResource waitForPermit(String key, int permits, LockLevel level, LeasePolicy leases,
+                                       Duration maxWait) throws LockException, InterruptedException {
+        return waits.await(() -> lockPermit(key, permits, level, leases), key, level, LockMode.PERMIT, maxWait);
     }
 
     @Override

@@ -14,17 +14,26 @@ import java.util.List;
  */
 final class ModeAcquisition extends Acquisition {
     /** The modes a thread may hold beside others; a constant because {@code values()} copies its array per call. */
-    static final List<LockMode> MODES = List.of(LockMode.INTENT_SHARED, LockMode.INTENT_EXCLUSIVE, LockMode.SHARED);
+    static final List<LockMode> MODES = List.of(LockMode.INTENT_SHARED, LockMode.INTENT_EXCLUSIVE, LockMode.SHARED,
+            LockMode.PERMIT);
 
     private final Place place;
+    /** For {@link LockMode#PERMIT}, the number of permits the key was asked for; else 0. */
+    private final int permits;
 
     /** Where the table keeps a non-exclusive acquisition: one per key, level, holder thread and mode. */
     record Place(LockLevel level, String name, long threadId, LockMode mode) {
     }
 
-    ModeAcquisition(LockHandle handle, Thread holder, LockMode mode, LeasePolicy leases) {
+    ModeAcquisition(LockHandle handle, Thread holder, LockMode mode, int permits, LeasePolicy leases) {
         super(handle, holder, leases);
         this.place = new Place(handle.key().level(), handle.key().name(), holder.getId(), mode);
+        this.permits = permits;
+    }
+
+    @Override
+    int permits() {
+        return permits;
     }
 
     @Override

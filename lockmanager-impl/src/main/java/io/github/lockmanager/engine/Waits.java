@@ -59,7 +59,7 @@ final class Waits {
         long start = System.nanoTime();
         WaitResult result = WaitResult.FAILED;
         try {
-            LockResource lock = poll(attempt, level, start, budget);
+            LockResource lock = poll(attempt, level, mode, start, budget);
             result = WaitResult.ACQUIRED;
             return lock;
         } catch (AlreadyLockedException e) {
@@ -78,7 +78,8 @@ final class Waits {
         }
     }
 
-    private LockResource poll(Attempt attempt, LockLevel level, long start, long budget) throws LockException, InterruptedException {
+    private LockResource poll(Attempt attempt, LockLevel level, LockMode mode, long start, long budget)
+            throws LockException, InterruptedException {
         PollBackoff backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
         while (true) {
             if (Thread.interrupted()) {
@@ -94,14 +95,17 @@ final class Waits {
                 }
                 long pause = Math.min(held.isHeldOnThisNode() ? pollNanos : backoff.nextNanos(), remaining);
                 // the key refused may be an ancestor of a path lock's: that is the one to wait for
-                pauseFor(held.getKey(), level, held.isHeldOnThisNode(), pause);
+                pauseFor(held.getKey(), level, mode, held.isHeldOnThisNode(), pause);
             }
         }
     }
 
-    private void pauseFor(String key, LockLevel level, boolean heldHere, long pauseNanos) throws InterruptedException {
+    private void pauseFor(String key, LockLevel level, LockMode mode, boolean heldHere, long pauseNanos)
+            throws InterruptedException {
         events.waitingFor(key, level);
-        if (heldHere) {
+        if (heldHere && mode == LockMode.PERMIT) {
+            table.awaitAnyPermitGone(level, key, System.nanoTime() + pauseNanos);
+        } else if (heldHere) {
             table.awaitAllGone(level, key, System.nanoTime() + pauseNanos);
         } else if (!awaitRemoteRelease(key, level, pauseNanos)) {
             TimeUnit.NANOSECONDS.sleep(pauseNanos);

@@ -105,7 +105,7 @@ public abstract class LockModeContract extends ContractNodes {
     @Test
     void aHolderFoundLostIsForgottenAndItsReleaseLeavesTheNextHolderAlone() throws Exception {
         LockStore store = store();
-        for (LockMode mode : new LockMode[] {LockMode.SHARED, LockMode.INTENT_EXCLUSIVE}) {
+        for (LockMode mode : new LockMode[] {LockMode.SHARED, LockMode.INTENT_EXCLUSIVE, LockMode.PERMIT}) {
             LockKey key = Requests.uniqueKey(clientId, "forgotten");
             LockHandle lost = store.acquire(Requests.request(key, "lost", mode), LEASE).record().handle();
             assertThat(store.releaseEvery(key)).hasSize(1);

@@ -22,8 +22,14 @@ public final class Requests {
         return request(key, owner, LockMode.EXCLUSIVE);
     }
 
-    /** A request of owner {@code owner} in {@code mode}. */
+    /** A request of owner {@code owner} in {@code mode}; a {@link LockMode#PERMIT} one asks for 2 permits. */
     public static LockRequest request(LockKey key, String owner, LockMode mode) {
-        return LockRequest.of(new LockHandle(key, owner), "node-" + owner, "thread-" + owner, mode);
+        return mode == LockMode.PERMIT ? permit(key, owner, 2)
+                : LockRequest.of(new LockHandle(key, owner), "node-" + owner, "thread-" + owner, mode);
+    }
+
+    /** A request of owner {@code owner} for one of {@code permits} permits. */
+    public static LockRequest permit(LockKey key, String owner, int permits) {
+        return LockRequest.permit(new LockHandle(key, owner), "node-" + owner, "thread-" + owner, permits);
     }
 }

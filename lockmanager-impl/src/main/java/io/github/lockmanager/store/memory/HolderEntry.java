@@ -10,11 +10,12 @@ import java.util.function.UnaryOperator;
  * One holder of a key, as compact as it can be kept (a held lock costs heap for as long as it is held): the
  * {@code LockRecord} a caller sees is made from it on demand ({@link WallStamps#recordOf}). The holders of one key
  * form an immutable chain through {@code next}, replaced as a whole in the key's {@link KeyHolders}; an exclusive key
- * has a chain of one. Its times are readings of the lease clock, and the mode is a byte: an entry fits in 56 bytes.
+ * has a chain of one. Its times are readings of the lease clock, the mode is a byte and a permit holder's number of
+ * permits a short (0 in other modes): an entry fits in 56 bytes.
  * The static methods are the operations on chains, none of which changes one.
  */
 record HolderEntry(LockHandle handle, String nodeId, String threadName, long lockNanos, long expiresAtNanos,
-                   long fencingToken, boolean aborted, byte mode, HolderEntry next) {
+                   long fencingToken, boolean aborted, byte mode, short permits, HolderEntry next) {
     private static final LockMode[] MODES = LockMode.values();
 
     boolean isLive(long nowNanos) {
@@ -38,7 +39,7 @@ record HolderEntry(LockHandle handle, String nodeId, String threadName, long loc
     }
 
     HolderEntry withToken(long token) {
-        return new HolderEntry(handle, nodeId, threadName, lockNanos, expiresAtNanos, token, aborted, mode, next);
+        return new HolderEntry(handle, nodeId, threadName, lockNanos, expiresAtNanos, token, aborted, mode, permits, next);
     }
 
     HolderEntry withNext(HolderEntry next) {
@@ -47,7 +48,7 @@ record HolderEntry(LockHandle handle, String nodeId, String threadName, long loc
 
     private HolderEntry with(long expiresAtNanos, boolean aborted, HolderEntry next) {
         return new HolderEntry(handle, nodeId, threadName, lockNanos, expiresAtNanos, fencingToken, aborted, mode,
-                next);
+                permits, next);
     }
 
     /** The live holders of {@code chain}, with {@code change} applied to each; {@code null} if none is left. */

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.memory;
 
 import io.github.lockmanager.LockMode;
+import io.github.lockmanager.store.support.Admission;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.AcquireResult;
@@ -104,6 +105,9 @@ public final class InMemoryLockStore implements LockStore {
             HolderEntry chain = chainIn(state);
             boolean expired = false;
             boolean handedOver = false;
+            // only a permit asks more than the modes: made for it alone, so that the other modes allocate nothing here
+            Admission permits = mode == LockMode.PERMIT ? Admission.of(request) : null;
+            HolderEntry permitHolder = null;
             for (HolderEntry e = chain; e != null; e = e.next()) {
                 if (!e.isLive(now)) {
                     expired = true;
@@ -112,9 +116,15 @@ public final class InMemoryLockStore implements LockStore {
                     return AcquireResult.acquired(recordOf(e));
                 } else if (e.handle().equals(predecessor)) {
                     handedOver = true;
-                } else if (e.lockMode().conflictsWith(mode)) {
+                } else if (permits != null ? permits.blockedBy(e.lockMode(), e.permits())
+                        : e.lockMode().conflictsWith(mode)) {
                     return AcquireResult.heldBy(recordOf(e));
+                } else if (permits != null) {
+                    permitHolder = e;
                 }
+            }
+            if (permits != null && permits.full()) {
+                return AcquireResult.heldBy(recordOf(permitHolder));
             }
             AtomicReferenceArray<HolderEntry> readers = readersIn(state);
             if (mode == LockMode.SHARED && readers != null) {
@@ -128,7 +138,8 @@ public final class InMemoryLockStore implements LockStore {
             HolderEntry live = handedOver ? successor(chain, now, new Leaving(predecessor))
                     : expired ? successor(chain, now, UnaryOperator.identity()) : chain;
             HolderEntry mine = new HolderEntry(handle, request.nodeId(), request.threadName(), now,
-                    now + lease.toNanos(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(), live);
+                    now + lease.toNanos(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(),
+                    (short) request.permits(), live);
             if (!holders.replace(state, readers == null ? mine : new Striped(mine, readers))) {
                 if (mode == LockMode.SHARED) {
                     holders.stripe();
@@ -161,7 +172,7 @@ public final class InMemoryLockStore implements LockStore {
             HolderEntry live = expired ? successor(others, now, UnaryOperator.identity()) : others;
             HolderEntry mine = new HolderEntry(handle, request.nodeId(), request.threadName(), now,
                     now + lease.toNanos(), fencingTokens.incrementAndGet(), false, (byte) LockMode.SHARED.ordinal(),
-                    live);
+                    (short) 0, live);
             if (readers.compareAndSet(stripe, others, mine)) {
                 if (holders.state() == state) {
                     return AcquireResult.acquired(recordOf(mine));

@@ -60,6 +60,7 @@ final class WallStamps {
             expiryStamp = expiry;
         }
         return new LockRecord(entry.handle(), entry.nodeId(), entry.threadName(), lock.instant(), expiry.instant(),
-                entry.aborted() ? LockStatus.ABORT : LockStatus.RUNNING, entry.fencingToken(), entry.lockMode());
+                entry.aborted() ? LockStatus.ABORT : LockStatus.RUNNING, entry.fencingToken(), entry.lockMode(),
+                entry.permits());
     }
 }

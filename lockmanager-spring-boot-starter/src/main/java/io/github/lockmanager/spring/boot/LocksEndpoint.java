@@ -41,13 +41,14 @@ public class LocksEndpoint {
         this.manager = manager;
     }
 
-    /** One holder of a lock, as the endpoint shows it. */
+    /** One holder of a lock, as the endpoint shows it; {@code permits} is a permit holder's number, else 0. */
     public record LockView(String key, String level, String mode, String node, String thread, String lockedAt,
-                           String expiresAt, String status, long fencingToken) {
+                           String expiresAt, String status, long fencingToken, int permits) {
         static LockView of(Lock lock) {
             return new LockView(lock.getKey(), lock.getLevel().name(), lock.getMode().name(), lock.getOwnerNodeId(),
                     lock.getHolderThreadName(), String.valueOf(lock.getLockTime()),
-                    String.valueOf(lock.getExpirationTime()), lock.getStatus().name(), lock.getFencingToken());
+                    String.valueOf(lock.getExpirationTime()), lock.getStatus().name(), lock.getFencingToken(),
+                    lock.getPermits());
         }
     }
 
