@@ -20,6 +20,11 @@ final class RedisEntries {
     private RedisEntries() {
     }
 
+    /** The mode part of an entry: the mode's ordinal, and for a permit holder a colon and its number of permits. */
+    static String mode(LockMode mode, int permits) {
+        return mode == LockMode.PERMIT ? mode.ordinal() + ":" + permits : Integer.toString(mode.ordinal());
+    }
+
     /** The client's part of an entry: the node id's length, the node id and the thread name. */
     static String tail(String nodeId, String threadName) {
         return nodeId.length() + " " + nodeId + threadName;
@@ -33,8 +38,12 @@ final class RedisEntries {
      */
     static LockRecord record(LockKey key, String owner, String entry, long abortMark) {
         try {
-            int[] at = {0};
-            int mode = (int) number(entry, at);
+            int space = entry.indexOf(' ');
+            int colon = entry.indexOf(':');
+            boolean permit = colon > 0 && colon < space;
+            int mode = Integer.parseInt(entry, 0, permit ? colon : space, 10);
+            int permits = permit ? Integer.parseInt(entry, colon + 1, space, 10) : 0;
+            int[] at = {space + 1};
             long leaseEnd = number(entry, at);
             long lockTime = number(entry, at);
             long token = number(entry, at);
@@ -43,7 +52,7 @@ final class RedisEntries {
             String threadName = entry.substring(at[0] + nodeLength);
             return new LockRecord(new LockHandle(key, owner), nodeId, threadName, Instant.ofEpochMilli(lockTime),
                     Instant.ofEpochMilli(leaseEnd), token <= abortMark ? LockStatus.ABORT : LockStatus.RUNNING, token,
-                    MODES[mode]);
+                    MODES[mode], permits);
         } catch (RuntimeException e) {
             throw new IllegalStateException("the Redis hash of lock '" + key.name() + "' holds an entry this store did"
                     + " not write for owner '" + owner + "': '" + entry + "'", e);
@@ -52,7 +61,7 @@ final class RedisEntries {
 
     /** The lease end of an entry. */
     static long leaseEnd(String entry) {
-        int[] at = {2};
+        int[] at = {entry.indexOf(' ') + 1};
         return number(entry, at);
     }
 

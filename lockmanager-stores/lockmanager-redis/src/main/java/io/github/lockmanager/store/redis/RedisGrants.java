@@ -36,7 +36,7 @@ final class RedisGrants {
     AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
         LockHandle handle = request.handle();
         String[] keys = {layout.hash(handle.key())};
-        String[] args = {RedisLayout.holderField(handle), Integer.toString(request.mode().ordinal()),
+        String[] args = {RedisLayout.holderField(handle), RedisEntries.mode(request.mode(), request.permits()),
                 Long.toString(lease.toMillis()), Long.toString(access.retentionMillis()),
                 request.predecessor() == null ? "" : RedisLayout.holderField(request.predecessor()),
                 RedisEntries.tail(request.nodeId(), request.threadName())};

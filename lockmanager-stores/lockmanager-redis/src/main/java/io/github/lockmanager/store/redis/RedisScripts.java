@@ -14,7 +14,8 @@ import java.security.NoSuchAlgorithmException;
  * {@code a} (the abort mark: holders whose token is at most it are asked to abort), {@code w} (a waiter on some node
  * wants the next release published), {@code r} (the last release call), the caller's data ({@code d:<name>}, see
  * {@link RedisLockData}) and one field {@code h:<owner token>} per holder, whose value is
- * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}. Numbers are kept in
+ * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}, where the mode is
+ * its ordinal, and for a permit holder the ordinal, a colon and its number of permits ({@code 4:3}). Numbers are kept in
  * decimal; Lua's numbers are doubles, exact for the tokens of the next centuries.
  */
 final class RedisScripts {
@@ -29,32 +30,42 @@ final class RedisScripts {
     /**
      * What every script starts with: effects replication (a script reading {@code TIME} and then writing must be
      * replicated by its effects; Redis 7 and Valkey always do, earlier servers are told), the server's clock in
-     * milliseconds, and the conflict table of the modes, by {@link io.github.lockmanager.LockMode} ordinal.
+     * milliseconds, and the conflict table of the modes, by {@link io.github.lockmanager.LockMode} ordinal (two permit
+     * holders, ordinal 4, are kept apart by their number instead).
      */
     private static final String PRELUDE = """
             if redis.replicate_commands then pcall(redis.replicate_commands) end
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             local function num(x) return string.format('%.0f', x) end
-            local CONFLICT = {[0] = {[3] = true}, [1] = {[2] = true, [3] = true}, [2] = {[1] = true, [3] = true},
-              [3] = {[0] = true, [1] = true, [2] = true, [3] = true}}
+            local CONFLICT = {[0] = {[3] = true, [4] = true}, [1] = {[2] = true, [3] = true, [4] = true},
+              [2] = {[1] = true, [3] = true, [4] = true}, [3] = {[0] = true, [1] = true, [2] = true, [3] = true, [4] = true},
+              [4] = {[0] = true, [1] = true, [2] = true, [3] = true}}
             local function isHolder(f) return string.sub(f, 1, 2) == 'h:' end
-            local function lease(v) return tonumber(string.match(v, '^%d (%d+) ')) end
-            local function token(v) return tonumber(string.match(v, '^%d %d+ %d+ (%d+) ')) end
+            local function lease(v) return tonumber(string.match(v, '^%S+ (%d+) ')) end
+            local function token(v) return tonumber(string.match(v, '^%S+ %d+ %d+ (%d+) ')) end
             """;
 
     /**
-     * KEYS[1] the key's hash; ARGV: the holder field, the mode's ordinal, lease ms, retention ms, the predecessor's
+     * KEYS[1] the key's hash; ARGV: the holder field, the mode as entries write it, lease ms, retention ms, the predecessor's
      * field (or empty), the entry's tail ({@code <node id length> <node id><thread name>}). Answers
      * {@code {1, entry, now, abort mark}} when granted (also when the request's own live entry is there already: an
-     * earlier attempt applied), {@code {0, entry, now, abort mark, field}} naming a conflicting live holder. A grant
+     * earlier attempt applied), {@code {0, entry, now, abort mark, field}} naming a live holder in the way (one in a conflicting mode, a permit
+     * holder of another number, or one of the permit holders when all permits are taken). A grant
      * removes the predecessor's entry, those whose lease ended and the note of the last release, moves the counter by
      * the epoch rule and never shortens the hash's TTL.
      */
     static final Script ACQUIRE = Script.of("acquire", """
-            local mine, mode = ARGV[1], tonumber(ARGV[2])
+            local mine, mode = ARGV[1], tonumber(string.sub(ARGV[2], 1, 1))
+            local permits = tonumber(string.match(ARGV[2], ':(%%d+)$') or '0')
             local all = redis.call('HGETALL', KEYS[1])
-            local gone, fence, abort = {}, 0, 0
+            local gone, fence, abort, taken, permitAt = {}, 0, 0, 0, 0
+            local function refuse(i)
+              for j = 1, #all, 2 do
+                if all[j] == 'a' then abort = tonumber(all[j + 1]) end
+              end
+              return {0, all[i + 1], now, abort, all[i]}
+            end
             for i = 1, #all, 2 do
               local f, v = all[i], all[i + 1]
               if f == 'f' then fence = tonumber(v)
@@ -63,14 +74,14 @@ final class RedisScripts {
               elseif isHolder(f) then
                 if f == ARGV[5] or lease(v) <= now then gone[#gone + 1] = f
                 elseif f == mine then return {1, v, now, abort}
-                elseif CONFLICT[tonumber(string.sub(v, 1, 1))][mode] then
-                  for j = i + 2, #all, 2 do
-                    if all[j] == 'a' then abort = tonumber(all[j + 1]) end
-                  end
-                  return {0, v, now, abort, f}
+                elseif CONFLICT[tonumber(string.sub(v, 1, 1))][mode] then return refuse(i)
+                elseif mode == 4 then
+                  if string.match(v, '^%%S+') ~= ARGV[2] then return refuse(i) end
+                  taken, permitAt = taken + 1, i
                 end
               end
             end
+            if mode == 4 and taken >= permits then return refuse(permitAt) end
             local tk = math.max(fence + 1, now * %d)
             local entry = ARGV[2] .. ' ' .. num(now + tonumber(ARGV[3])) .. ' ' .. num(now) .. ' ' .. num(tk) .. ' ' .. ARGV[6]
             if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
@@ -114,7 +125,7 @@ final class RedisScripts {
               local v = redis.call('HGET', KEYS[i], ARGV[i + 2])
               local s = 0
               if v and lease(v) > now then
-                local m, rest = string.match(v, '^(%d) %d+ (.*)$')
+                local m, rest = string.match(v, '^(%S+) %d+ (.*)$')
                 redis.call('HSET', KEYS[i], ARGV[i + 2], m .. ' ' .. num(now + ms) .. ' ' .. rest)
                 if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
                 local a = redis.call('HGET', KEYS[i], 'a')
