@@ -1,10 +1,10 @@
 package io.github.lockmanager.store.jdbc;
 
-import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.store.support.Admission;
 import io.github.lockmanager.store.support.HolderMarks;
 
 import java.sql.Connection;
@@ -26,7 +26,8 @@ final class HolderReads {
     /** A holder's columns: a record's, then its mode. */
     static final String COLUMNS = SqlDialect.COLUMNS + ", lock_mode";
     /** The marks in SQL, for {@code owner_token IN} and {@code NOT IN}. */
-    static final String MARKS = "('" + HolderMarks.SHARED + "', '" + HolderMarks.INTENT + "')";
+    static final String MARKS = "('" + HolderMarks.SHARED + "', '" + HolderMarks.INTENT + "', '" + HolderMarks.PERMIT
+            + "')";
     /**
      * How much longer than a holder's lease a marked row's runs: holders joining within that much of the last
      * renewal or mark find it covering them without a write to the row. A crashed node's holders do not keep
@@ -172,7 +173,8 @@ final class HolderReads {
     private static LockRecord toRecord(ResultSet rs, LockKey key) throws SQLException {
         LockRecord record = JdbcRows.toRecord(rs, key);
         return new LockRecord(record.handle(), record.nodeId(), record.threadName(), record.lockTime(),
-                record.expirationTime(), record.status(), record.fencingToken(), LockMode.valueOf(rs.getString(9)));
+                record.expirationTime(), record.status(), record.fencingToken(), Admission.modeOf(rs.getString(9)),
+                Admission.permitsOf(rs.getString(9)));
     }
 
     private static String marks(int n) {

@@ -7,6 +7,7 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.store.support.Admission;
 import io.github.lockmanager.store.support.FencingEpoch;
 import io.github.lockmanager.store.support.HolderMarks;
 
@@ -113,7 +114,8 @@ final class SharedHolders {
      * caller takes the row's lock. Runs outside a transaction.
      */
     AcquireResult join(Connection c, LockRequest request, Duration lease) throws SQLException {
-        if (joinMarked == null) {
+        if (joinMarked == null || request.mode() == LockMode.PERMIT) {
+            // a permit holder joins only after counting the others, under the row's lock
             return null;
         }
         LockHandle handle = request.handle();
@@ -152,7 +154,7 @@ final class SharedHolders {
             case SHARED -> new String[] {SHARED_OWNER, SHARED_OWNER};
             case INTENT_EXCLUSIVE -> new String[] {INTENT_OWNER, INTENT_OWNER};
             case INTENT_SHARED -> new String[] {SHARED_OWNER, INTENT_OWNER};
-            case EXCLUSIVE -> throw new IllegalArgumentException("an exclusive lock has no holder row");
+            case EXCLUSIVE, PERMIT -> throw new IllegalArgumentException(mode + " holders never join in one statement");
         };
     }
 
@@ -161,7 +163,8 @@ final class SharedHolders {
         return switch (mode) {
             case SHARED -> SHARED_OWNER;
             case INTENT_EXCLUSIVE -> INTENT_OWNER;
-            case INTENT_SHARED -> isMark(current) ? current : SHARED_OWNER;
+            case INTENT_SHARED -> SHARED_OWNER.equals(current) || INTENT_OWNER.equals(current) ? current : SHARED_OWNER;
+            case PERMIT -> HolderMarks.PERMIT;
             case EXCLUSIVE -> throw new IllegalArgumentException("an exclusive lock has no holder row");
         };
     }
@@ -180,7 +183,7 @@ final class SharedHolders {
             insert.setLong(5, now);
             insert.setLong(6, expiresAt);
             insert.setLong(7, token);
-            insert.setString(8, request.mode().name());
+            insert.setString(8, request.mode().text(request.permits()));
             insert.executeUpdate();
         }
     }
@@ -200,14 +203,18 @@ final class SharedHolders {
         if (row.owner != null && !isMark(row.owner) && row.expiresAt > row.now) {
             return AcquireResult.heldBy(readExclusive(c, handle.key()));
         }
+        Admission admission = Admission.of(request);
         for (LockRecord holder : reads.live(c, handle.key(), row.now)) {
             // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
             if (holder.handle().equals(handle)) {
                 return AcquireResult.acquired(holder);
             }
-            if (holder.mode().conflictsWith(request.mode())) {
+            if (admission.blockedBy(holder)) {
                 return AcquireResult.heldBy(holder);
             }
+        }
+        if (admission.full()) {
+            return AcquireResult.heldBy(admission.permitHolder());
         }
         long expiresAt = row.now + lease.toMillis();
         long token = row.nextToken();
@@ -219,7 +226,7 @@ final class SharedHolders {
         writeRow(c, markFor(request.mode(), row.owner), request, thread, row.now, rowLease, token);
         insertHolder(c, request, thread, row.now, expiresAt, token);
         return AcquireResult.acquired(new LockRecord(handle, request.nodeId(), thread, Instant.ofEpochMilli(row.now),
-                Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token, request.mode()));
+                Instant.ofEpochMilli(expiresAt), LockStatus.RUNNING, token, request.mode(), request.permits()));
     }
 
     /**
