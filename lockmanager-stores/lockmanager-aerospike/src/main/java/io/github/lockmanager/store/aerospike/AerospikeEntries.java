@@ -6,9 +6,12 @@ import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +53,14 @@ final class AerospikeEntries {
         return holders;
     }
 
+    /** An entry with the request's details; its tag, token and lock time are the server's to set. */
+    static List<Object> template(LockRequest request, Duration lease) {
+        return request.mode() == LockMode.PERMIT
+                ? Arrays.asList(0L, 0L, request.nodeId(), request.threadName(), 0L, lease.toMillis(),
+                (long) request.permits())
+                : Arrays.asList(0L, 0L, request.nodeId(), request.threadName(), 0L, lease.toMillis());
+    }
+
     /** The holder {@code token}'s entry describes. */
     static LockRecord toRecord(LockKey key, String token, List<?> entry, long abortMark) {
         long tag = number(entry.get(AerospikeLayout.TAG));
@@ -58,7 +69,8 @@ final class AerospikeEntries {
                 (String) entry.get(AerospikeLayout.THREAD),
                 Instant.ofEpochMilli(number(entry.get(AerospikeLayout.LOCK_TIME))),
                 Instant.ofEpochMilli(AerospikeLayout.endOf(tag)),
-                fence <= abortMark ? LockStatus.ABORT : LockStatus.RUNNING, fence, AerospikeLayout.modeOf(tag));
+                fence <= abortMark ? LockStatus.ABORT : LockStatus.RUNNING, fence, AerospikeLayout.modeOf(tag),
+                entry.size() > AerospikeLayout.PERMITS_AT ? (int) number(entry.get(AerospikeLayout.PERMITS_AT)) : 0);
     }
 
     /** The holders map the record carries; the last result when the client gave one per operation. */

@@ -100,7 +100,8 @@ final class AerospikeExpressions {
 
     /**
      * Whether an acquisition is granted: the request's own entry is there (a repeated call after an unanswered one),
-     * or the predecessor's it takes over, or no live holder conflicts with its mode.
+     * or the predecessor's it takes over, or no live holder conflicts with its mode (and for a permit, the key's permit
+     * holders asked for the same number and leave one free).
      */
     static Exp granted(LockRequest request, Exp now) {
         Exp holders = HOLDERS_OR_EMPTY;
@@ -108,7 +109,17 @@ final class AerospikeExpressions {
         if (request.predecessor() != null) {
             ways.add(present(request.predecessor().ownerToken(), holders));
         }
-        ways.add(freeFor(request.mode(), now, holders));
+        Exp free = freeFor(request.mode(), now, holders);
+        if (request.mode() == LockMode.PERMIT) {
+            // the key's permit holders all asked for the number in the permits bin: the request must ask for it too,
+            // and find one of them free, unless no permit holder is live
+            Exp taken = liveCount(LockMode.PERMIT, now, holders);
+            Exp sameNumber = Exp.cond(Exp.binExists(AerospikeLayout.PERMITS),
+                    Exp.eq(Exp.intBin(AerospikeLayout.PERMITS), Exp.val((long) request.permits())), Exp.val(false));
+            free = Exp.and(free, Exp.or(Exp.eq(taken, Exp.val(0L)),
+                    Exp.and(sameNumber, Exp.lt(taken, Exp.val((long) request.permits())))));
+        }
+        ways.add(free);
         return Exp.or(ways.toArray(new Exp[0]));
     }
 

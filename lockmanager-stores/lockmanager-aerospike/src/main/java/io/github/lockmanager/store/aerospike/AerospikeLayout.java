@@ -14,13 +14,16 @@ import java.util.List;
  * {@code XDC#<suffix>}; the user key is {@code <clientId>#<key>}. Bins:
  * <ul>
  *   <li>{@link #HOLDERS}: a map from each holder's owner token to its entry, the list
- *       {@code [tag, fencing token, node, thread, lock time ms, lease ms]}. The tag is
+ *       {@code [tag, fencing token, node, thread, lock time ms, lease ms]}, and for a permit holder its number of
+ *       permits after them. The tag is
  *       {@code mode ordinal * 2^44 + lease end in ms} on the server's clock, so that the live holders of one mode are
  *       one value range of the map, which the server counts and cleans up inside the acquiring operation.</li>
  *   <li>{@link #FENCE}: the last fencing token given for the key; a record without it starts at
  *       {@code 1000 * the server's clock in ms}.</li>
  *   <li>{@link #ABORT}: the fencing token that was last when an abort was asked: a holder whose token is not above it
  *       is asked to abort.</li>
+ *   <li>{@link #PERMITS}: the number of permits of the key's latest permit holder, which every live permit holder
+ *       shares: a permit is granted only while the key has no live permit holder or this number is the request's.</li>
  *   <li>{@link #RELEASED_BY}: the owner token of the last release written with data changes; any other bin is the
  *       caller's data ({@link AerospikeRecordData}).</li>
  * </ul>
@@ -36,7 +39,8 @@ final class AerospikeLayout {
     static final String ABORT = "abort";
     /** The owner token of the last release made with data changes ({@link AerospikeRecordData}). */
     static final String RELEASED_BY = "releasedby";
-    static final List<String> BINS = List.of(HOLDERS, FENCE, ABORT, RELEASED_BY);
+    static final String PERMITS = "permits";
+    static final List<String> BINS = List.of(HOLDERS, FENCE, ABORT, RELEASED_BY, PERMITS);
 
     /** Positions in a holder's entry. */
     static final int TAG = 0;
@@ -45,6 +49,8 @@ final class AerospikeLayout {
     static final int THREAD = 3;
     static final int LOCK_TIME = 4;
     static final int LEASE = 5;
+    /** In a permit holder's entry only. */
+    static final int PERMITS_AT = 6;
 
     /** A tag's lease end takes its low 44 bits: milliseconds to the year 2527. */
     static final int MODE_SHIFT = 44;

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.aerospike;
 
 import com.aerospike.client.AerospikeException;
+import com.aerospike.client.Bin;
 import com.aerospike.client.IAerospikeClient;
 import com.aerospike.client.Key;
 import com.aerospike.client.Operation;
@@ -15,6 +16,7 @@ import com.aerospike.client.exp.MapExp;
 import com.aerospike.client.policy.RecordExistsAction;
 import com.aerospike.client.policy.WritePolicy;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.AcquireResult;
@@ -24,6 +26,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.Admission;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreBuilder;
 import org.slf4j.Logger;
@@ -199,11 +202,15 @@ public final class AerospikeLockStore implements LockStore {
         Exp granted = AerospikeExpressions.granted(request, NOW);
         WritePolicy policy = access.writePolicy(ttl, Exp.and(granted, AerospikeExpressions.ttlAtMost(ttl)));
         WritePolicy keepingTtl = access.writePolicy(AerospikeAccess.DO_NOT_CHANGE_TTL, granted);
-        Operation[] ops = {
+        List<Operation> grant = new ArrayList<>(List.of(
                 ExpOperation.write(FENCE, Exp.build(AerospikeExpressions.nextFence(request)), ExpWriteFlags.EVAL_NO_FAIL),
                 ExpOperation.write(HOLDERS, Exp.build(AerospikeExpressions.grantedHolders(request, lease,
-                        entryTemplate(request, lease))), ExpWriteFlags.DEFAULT),
-                Operation.get(HOLDERS), Operation.get(ABORT), AerospikeAccess.readNow()};
+                        AerospikeEntries.template(request, lease))), ExpWriteFlags.DEFAULT),
+                Operation.get(HOLDERS), Operation.get(ABORT), AerospikeAccess.readNow()));
+        if (request.mode() == LockMode.PERMIT) {
+            grant.add(0, Operation.put(new Bin(AerospikeLayout.PERMITS, request.permits())));
+        }
+        Operation[] ops = grant.toArray(new Operation[0]);
         return access.call("acquire lock '" + handle.key().name() + "' " + request.mode(), timeout -> {
                     policy.totalTimeout = AerospikeAccess.clientTimeout(timeout);
                     Record answer = access.operateUnlessFiltered(policy, key, ops);
@@ -224,20 +231,19 @@ public final class AerospikeLockStore implements LockStore {
                 });
     }
 
-    /** A live holder that keeps {@code request} out: its mode conflicts, and it is not the request's own or its predecessor. */
+    /**
+     * A live holder that keeps {@code request} out by the kit's {@link Admission} rule, other than the request's own or
+     * its predecessor; {@code null} if none does.
+     */
     private static LockRecord conflicting(LockRequest request, List<LockRecord> live) {
+        Admission admission = Admission.of(request);
         for (LockRecord holder : live) {
-            if (holder.mode().conflictsWith(request.mode()) && !holder.handle().equals(request.handle())
-                    && !holder.handle().equals(request.predecessor())) {
+            if (!holder.handle().equals(request.handle()) && !holder.handle().equals(request.predecessor())
+                    && admission.blockedBy(holder)) {
                 return holder;
             }
         }
-        return null;
-    }
-
-    /** An entry with the request's details; its tag, token and lock time are the server's to set. */
-    private static List<Object> entryTemplate(LockRequest request, Duration lease) {
-        return Arrays.asList(0L, 0L, request.nodeId(), request.threadName(), 0L, lease.toMillis());
+        return admission.full() ? admission.permitHolder() : null;
     }
 
     private static LockRecord find(LockHandle handle, List<LockRecord> holders) {
