@@ -54,6 +54,7 @@ final class StoreBench {
         if (subject.store().supportsModes()) {
             sharedCycle();
             sharedReaders();
+            permitHolders(subject.name(), subject.store(), settings, report, client("permits"));
             hierarchy();
         }
     }
@@ -396,6 +397,33 @@ final class StoreBench {
                 Report.perSecond(raw.baseline().perSecond()), raw.ratio(),
                 "the store's own floor for figure 10: " + subject.rawSharedCycleDescription()
                         + ", one key by 8 threads; baseline: " + subject.rawCycleDescription() + ", 8 distinct keys");
+    }
+
+    /**
+     * Figure 15: eight threads each take one of eight permits of one key and give it back, against eight threads
+     * locking distinct keys exclusively in the same run: a permit costs what a lock costs where the store decides in
+     * one call, and what counting the key's holders adds where it cannot. The store calls per cycle come first, from
+     * a counted manager.
+     */
+    static void permitHolders(String storeName, LockStore store, Settings settings, Report report, String client)
+            throws Exception {
+        CountingLockStore counted = new CountingLockStore(store);
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(counted).clientId(client).nodeId("permits")
+                .lease(LONG_LEASE).renewalInterval(Duration.ofMinutes(3)).abortPollInterval(Duration.ofMinutes(3))
+                .shutdownTimeout(Duration.ofSeconds(1)).build()) {
+            int cycles = 100;
+            long before = counted.totalCalls();
+            for (int i = 0; i < cycles; i++) {
+                manager.lockPermit("pool", Throughput.THREADS).close();
+            }
+            double perCycle = (double) (counted.totalCalls() - before) / cycles;
+            Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(), 1,
+                    t -> manager.lockPermit("pool", Throughput.THREADS).close(), t -> manager.lock("w-" + t).close());
+            report.add("15. 8 permit holders on one key", storeName, Report.perSecond(rates.ours().perSecond()),
+                    Report.perSecond(rates.baseline().perSecond()), rates.ratio(), String.format(Locale.ROOT,
+                            "lockPermit(\"pool\", 8)+close by 8 threads (%.1f store calls per cycle); baseline: "
+                                    + "lock+close of 8 distinct keys", perCycle));
+        }
     }
 
     /** Figure 11: a hierarchical exclusive lock three levels deep, against a plain lock, in store calls and time. */

@@ -1,6 +1,7 @@
 package io.github.lockmanager.bench;
 
 import io.github.lockmanager.bench.Contenders.Database;
+import io.github.lockmanager.store.redis.RedisLockStore;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +55,11 @@ final class PeerBench {
         compare(oursOnRedis, node -> new Contenders.RedissonLock(), REDIS);
         compare(oursOnRedis, node -> new RedisContenders.RedissonFenced(), REDIS);
         compare(oursOnRedis, node -> new RedisContenders.SpringIntegration("bench-" + run), REDIS);
+        // figure 15 on Redis, which has no store figures of its own
+        try (RedisLockStore redis = RedisLockStore.builder(Contenders.REDIS_URL).keyPrefix("bench-permits:").build()) {
+            redis.initialize();
+            StoreBench.permitHolders(REDIS, redis, settings, report, "bench-permits-" + run);
+        }
     }
 
     private static final String REDIS = "Redis";

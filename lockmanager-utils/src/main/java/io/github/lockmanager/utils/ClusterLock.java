@@ -48,6 +48,8 @@ public final class ClusterLock implements Lock {
     private final LockManager manager;
     private final String key;
     private final LockLevel level;
+    /** 0 for the key's exclusive lock, else the number of permits of which each holder takes one. */
+    private final int permits;
     private final ThreadLocal<Deque<LockResource>> holds = new ThreadLocal<>();
     /**
      * The first hold of each thread that holds this lock: a thread that dies holding it leaves its hold here, and
@@ -55,10 +57,11 @@ public final class ClusterLock implements Lock {
      */
     private final Set<LockResource> firstHolds = ConcurrentHashMap.newKeySet();
 
-    private ClusterLock(LockManager manager, String key, LockLevel level) {
+    private ClusterLock(LockManager manager, String key, LockLevel level, int permits) {
         this.manager = Require.notNull(manager, "manager");
         this.key = LockKey.requireName(key);
         this.level = Require.notNull(level, "level");
+        this.permits = permits;
     }
 
     /**
@@ -68,7 +71,7 @@ public final class ClusterLock implements Lock {
      */
     public static ClusterLock of(LockManager manager, String key) {
         Require.notNull(manager, "manager");
-        return new ClusterLock(manager, key, manager.getDefaultLevel());
+        return new ClusterLock(manager, key, manager.getDefaultLevel(), 0);
     }
 
     /**
@@ -77,7 +80,24 @@ public final class ClusterLock implements Lock {
      * @throws IllegalArgumentException if the key is not a valid lock key
      */
     public static ClusterLock of(LockManager manager, String key, LockLevel level) {
-        return new ClusterLock(manager, key, level);
+        return new ClusterLock(manager, key, level, 0);
+    }
+
+    /**
+     * One of {@code permits} permits of {@code key} at {@code level} ({@link LockManager#lockPermit}): as many threads,
+     * on any nodes, hold it at once, each its own permit, taken and given back as this class says of the lock.
+     *
+     * @throws IllegalArgumentException if the key is not a valid lock key, or {@code permits} is not from 1 to
+     *                                  {@value LockManager#MAX_PERMITS}
+     */
+    public static ClusterLock permit(LockManager manager, String key, int permits, LockLevel level) {
+        Require.permits(io.github.lockmanager.LockMode.PERMIT, permits, "lock '" + key + "'");
+        return new ClusterLock(manager, key, level, permits);
+    }
+
+    private LockResource await(Duration maxWait) throws LockException, InterruptedException {
+        return permits > 0 ? manager.waitForPermit(key, permits, level, maxWait)
+                : manager.waitForLock(key, level, maxWait);
     }
 
     /** Waits until the calling thread holds the lock; see the class comment for interrupts and failures. */
@@ -87,7 +107,7 @@ public final class ClusterLock implements Lock {
         try {
             while (true) {
                 try {
-                    push(manager.waitForLock(key, level, FOREVER));
+                    push(await(FOREVER));
                     return;
                 } catch (InterruptedException e) {
                     interrupted = true;
@@ -105,7 +125,7 @@ public final class ClusterLock implements Lock {
     @Override
     public void lockInterruptibly() throws InterruptedException {
         try {
-            push(manager.waitForLock(key, level, FOREVER));
+            push(await(FOREVER));
         } catch (LockException e) {
             throw new UncheckedLockException(e);
         }
@@ -115,7 +135,7 @@ public final class ClusterLock implements Lock {
     @Override
     public boolean tryLock() {
         try {
-            push(manager.lock(key, level));
+            push(permits > 0 ? manager.lockPermit(key, permits, level) : manager.lock(key, level));
             return true;
         } catch (AlreadyLockedException e) {
             return false;
@@ -131,7 +151,7 @@ public final class ClusterLock implements Lock {
             return tryLock();
         }
         try {
-            push(manager.waitForLock(key, level, Duration.ofNanos(unit.toNanos(time))));
+            push(await(Duration.ofNanos(unit.toNanos(time))));
             return true;
         } catch (AlreadyLockedException e) {
             return false;

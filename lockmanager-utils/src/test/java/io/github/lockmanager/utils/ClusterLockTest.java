@@ -84,6 +84,27 @@ class ClusterLockTest {
     }
 
     @Test
+    void aPermitLockLetsItsNumberOfThreadsInAndTheNextWaitsForOne() throws Exception {
+        LockManager a = node("a", store);
+        LockManager b = node("b", store);
+        ClusterLock onA = ClusterLock.permit(a, "partner", 2, LockLevel.DC);
+        ClusterLock onB = ClusterLock.permit(b, "partner", 2, LockLevel.DC);
+        onA.lock();
+        assertThat(onThread("second", () -> onB.tryLock()).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(onThread("third", () -> onB.tryLock()).get(10, TimeUnit.SECONDS)).isFalse();
+        CompletableFuture<Boolean> waiting = onThread("waiting", () -> {
+            boolean got = onA.tryLock(30, TimeUnit.SECONDS);
+            onA.unlock();
+            return got;
+        });
+        assertThat(a.getLocks()).hasSize(2).allSatisfy(l -> assertThat(l.getPermits()).isEqualTo(2));
+        onA.unlock();
+        assertThat(waiting.get(30, TimeUnit.SECONDS)).as("woken by the release on its node").isTrue();
+        assertThatThrownBy(() -> ClusterLock.permit(a, "partner", 0, LockLevel.DC))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("permits");
+    }
+
+    @Test
     void aThreadThatDiesHoldingTheLockNoLongerCountsAsHoldingIt() throws Exception {
         LockManager a = node("a", store);
         ClusterLock lock = lock(a, "job");

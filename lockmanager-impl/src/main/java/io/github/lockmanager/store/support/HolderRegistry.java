@@ -2,7 +2,9 @@ package io.github.lockmanager.store.support;
 
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -55,6 +57,20 @@ public final class HolderRegistry<R> {
             });
         }
         return answers;
+    }
+
+    /**
+     * The remembered holders of {@code key} with their routes, a copy: a scan of every remembered holder, for a
+     * store's rare paths.
+     */
+    public Map<LockHandle, R> holdersOf(LockKey key) {
+        Map<LockHandle, R> found = new HashMap<>();
+        routes.forEach((handle, route) -> {
+            if (handle.key().equals(key)) {
+                found.put(handle, route);
+            }
+        });
+        return found;
     }
 
     /** How many holders this store remembers. */

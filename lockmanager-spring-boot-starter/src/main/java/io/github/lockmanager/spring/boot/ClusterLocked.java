@@ -51,6 +51,14 @@ public @interface ClusterLocked {
     /** {@link LockMode#SHARED} lets other shared holders in; exclusive by default. The intention modes are refused. */
     LockMode mode() default LockMode.EXCLUSIVE;
 
+    /**
+     * A number of permits from 1 to {@value io.github.lockmanager.LockManager#MAX_PERMITS}: the call takes one of that
+     * many permits of the key, so that at most that many calls run at once across the cluster
+     * ({@link io.github.lockmanager.LockManager#lockPermit}); 0 (the default) takes the lock in {@link #mode()}.
+     * Goes with the default mode only. Every method naming one key must give it the same number.
+     */
+    int permits() default 0;
+
     /** What a call does when another holder has the key. */
     OnBusy onBusy() default OnBusy.THROW;
 

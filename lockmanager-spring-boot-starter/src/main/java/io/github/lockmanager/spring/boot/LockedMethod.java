@@ -40,6 +40,8 @@ final class LockedMethod {
     private final List<Expression> keyParts;
     private final LockLevel level;
     private final LockMode mode;
+    /** 0, or the number of permits of which a call takes one. */
+    private final int permits;
     private final OnBusy onBusy;
     /** {@code null}: a wait without a deadline. */
     private final Duration waitFor;
@@ -55,6 +57,11 @@ final class LockedMethod {
         this.onBusy = settings.onBusy();
         check(mode == LockMode.EXCLUSIVE || mode == LockMode.SHARED, "mode must be EXCLUSIVE or SHARED, was " + mode
                 + ": intention modes are taken on a path's ancestors by LockManager.lockPath");
+        this.permits = settings.permits();
+        check(permits >= 0 && permits <= LockManager.MAX_PERMITS, "permits must be from 1 to "
+                + LockManager.MAX_PERMITS + ", or 0 for none, was " + permits);
+        check(permits == 0 || mode == LockMode.EXCLUSIVE, "permits go with the default mode only, and mode is "
+                + mode);
         check(settings.level().length <= 1, "level takes at most one value, was "
                 + List.of(settings.level()));
         this.level = settings.level().length == 1 ? settings.level()[0] : null;
@@ -129,6 +136,9 @@ final class LockedMethod {
     }
 
     private LockResource take(LockManager manager, String key, LockLevel at) throws LockException {
+        if (permits > 0) {
+            return lease != null ? manager.lockPermit(key, permits, at, lease) : manager.lockPermit(key, permits, at);
+        }
         if (lease != null) {
             return mode == LockMode.SHARED ? manager.lockShared(key, at, lease) : manager.lock(key, at, lease);
         }
@@ -146,6 +156,10 @@ final class LockedMethod {
     private LockResource await(LockManager manager, String key, LockLevel at)
             throws LockException, InterruptedException {
         Duration maxWait = waitFor != null ? waitFor : FOREVER;
+        if (permits > 0) {
+            return lease != null ? manager.waitForPermit(key, permits, at, lease, maxWait)
+                    : manager.waitForPermit(key, permits, at, maxWait);
+        }
         if (lease != null) {
             return mode == LockMode.SHARED ? manager.waitForSharedLock(key, at, lease, maxWait)
                     : manager.waitForLock(key, at, lease, maxWait);

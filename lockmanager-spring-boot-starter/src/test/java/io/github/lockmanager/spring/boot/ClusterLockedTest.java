@@ -21,7 +21,6 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -132,6 +131,31 @@ class ClusterLockedTest {
     }
 
     @Test
+    void atMostThePermitsRunAtOnceAcrossNodesAndTheNextCallWaitsForOne() throws Exception {
+        Orders a = nodeA.getBean(Orders.class);
+        Orders b = nodeB.getBean(Orders.class);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(2);
+        Future<String> one = threads.submit(() -> a.callPartnerWhile(entered, release));
+        Future<String> two = threads.submit(() -> b.callPartnerWhile(entered, release));
+        assertThat(entered.await(30, TimeUnit.SECONDS)).as("two calls hold the two permits").isTrue();
+        Future<String> third;
+        try {
+            assertThat(nodeA.getBean(LockManager.class).getLocks()).hasSize(2)
+                    .allSatisfy(lock -> assertThat(lock.getPermits()).isEqualTo(2));
+            assertThatThrownBy(() -> b.callPartnerNow()).isInstanceOf(UncheckedLockException.class)
+                    .hasCauseInstanceOf(AlreadyLockedException.class);
+            // submitted while both permits are held: it runs once one of them is given back
+            third = threads.submit(() -> b.callPartnerWaiting());
+        } finally {
+            release.countDown();
+        }
+        assertThat(one.get(30, TimeUnit.SECONDS)).isEqualTo("called");
+        assertThat(two.get(30, TimeUnit.SECONDS)).isEqualTo("called");
+        assertThat(third.get(30, TimeUnit.SECONDS)).isEqualTo("called after a wait");
+    }
+
+    @Test
     void aJobHeldAtLeastForItsTimeIsSkippedByALateNodeAndRunsAgainAfterwards() {
         Orders a = nodeA.getBean(Orders.class);
         Orders b = nodeB.getBean(Orders.class);
@@ -205,6 +229,11 @@ class ClusterLockedTest {
                 .rootCause()
                 .hasMessageContaining("ShortLeased.run")
                 .hasMessageContaining("lease must be between PT0.1S and PT24H, was PT0.01S");
+        assertThatThrownBy(() -> BootApps.start(SharedPermits.class, WebApplicationType.NONE,
+                BootApps.postgres(CLIENT, "node-c")))
+                .rootCause()
+                .hasMessageContaining("PermitReader.run")
+                .hasMessageContaining("permits go with the default mode only");
     }
 
     private Future<String> holdOnA(Orders a, long orderId, CountDownLatch release) throws InterruptedException {
@@ -286,6 +315,23 @@ class ClusterLockedTest {
         @ClusterLocked(key = "order-#{#orderId}", mode = LockMode.SHARED)
         public String read(long orderId) {
             return "read " + orderId;
+        }
+
+        @ClusterLocked(key = "partner-api", permits = 2)
+        public String callPartnerWhile(CountDownLatch entered, CountDownLatch release) throws InterruptedException {
+            entered.countDown();
+            release.await();
+            return "called";
+        }
+
+        @ClusterLocked(key = "partner-api", permits = 2)
+        public String callPartnerNow() {
+            return "called";
+        }
+
+        @ClusterLocked(key = "partner-api", permits = 2, onBusy = OnBusy.WAIT, waitFor = "20s")
+        public String callPartnerWaiting() {
+            return "called after a wait";
         }
 
         static final Duration NIGHTLY_HOLD = Duration.ofSeconds(2);
@@ -387,6 +433,12 @@ class ClusterLockedTest {
     static class LeaseTooShort {
     }
 
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(PermitReader.class)
+    static class SharedPermits {
+    }
+
     public static class ShortLeased {
         @ClusterLocked(lease = "10ms")
         public void run() {
@@ -395,6 +447,12 @@ class ClusterLockedTest {
 
     public static class Intending {
         @ClusterLocked(mode = LockMode.INTENT_SHARED)
+        public void run() {
+        }
+    }
+
+    public static class PermitReader {
+        @ClusterLocked(mode = LockMode.SHARED, permits = 3)
         public void run() {
         }
     }

@@ -91,7 +91,7 @@ final class ExclusiveRows {
             @Override
             public AcquireResult takeOver(Result read) throws IOException {
                 return takeIf(table, row, CheckAndMutate.newBuilder(row)
-                        .ifMatches(HolderFilters.mayHold(LockMode.EXCLUSIVE, -1, null)).build(mutations), granted);
+                        .ifMatches(HolderFilters.mayHold(LockMode.EXCLUSIVE, 0, -1, null)).build(mutations), granted);
             }
 
             /* may name this very acquisition, when an earlier attempt that timed out applied after all */

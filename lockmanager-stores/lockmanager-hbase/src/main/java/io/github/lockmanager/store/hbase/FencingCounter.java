@@ -52,6 +52,6 @@ final class FencingCounter {
 
     private static LockRecord withToken(LockRecord record, long token) {
         return new LockRecord(record.handle(), record.nodeId(), record.threadName(), record.lockTime(),
-                record.expirationTime(), record.status(), token, record.mode());
+                record.expirationTime(), record.status(), token, record.mode(), record.permits());
     }
 }

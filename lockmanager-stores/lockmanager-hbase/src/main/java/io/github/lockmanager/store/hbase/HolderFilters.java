@@ -31,11 +31,18 @@ final class HolderFilters {
     /**
      * Rows where a holder in {@code mode} whose values start with {@code prefix} may be added in {@code slot}
      * ({@code -1} and {@code null}: no slot, for an exclusive owner): the owner cell holds no live exclusive owner,
-     * no slot holds a mode that conflicts, the slot is free, and no slot holds this very holder already (an earlier
+     * no slot holds a mode that conflicts (nor, for a permit, a permit holder of another number than {@code permits}), the slot is free, and no slot holds this very holder already (an earlier
      * attempt whose answer was lost may have applied).
      */
-    static Filter mayHold(LockMode mode, int slot, byte[] prefix) {
+    static Filter mayHold(LockMode mode, int permits, int slot, byte[] prefix) {
         FilterList every = new FilterList(FilterList.Operator.MUST_PASS_ALL, noExclusiveOwner());
+        if (mode == LockMode.PERMIT) {
+            // no permit holder of another number: each slot is no permit holder, or one of the request's number
+            every.addFilter(anyOf(notHolderSlot(), new ValueFilter(CompareOperator.NOT_EQUAL,
+                            new BinaryPrefixComparator(new byte[] {HolderCell.modeByte(mode)})),
+                    new ValueFilter(CompareOperator.EQUAL,
+                            new BinaryPrefixComparator(HolderCell.modePrefix(mode, permits)))));
+        }
         for (LockMode held : LockMode.values()) {
             // exclusive holders are in the owner cell, never in a slot
             if (held != LockMode.EXCLUSIVE && mode.conflictsWith(held)) {

@@ -1,13 +1,12 @@
 package io.github.lockmanager.store.hbase;
 
 import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.store.support.HolderRegistry;
 
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
-
-import static io.github.lockmanager.store.hbase.HBaseTableLayout.SLOTS;
 
 /**
  * What this store knows of the holder slots its own acquisitions sit in: which handle holds which slot (renewal and
@@ -23,19 +22,23 @@ final class HolderSlots {
     private final Map<String, BitSet> claimed = new HashMap<>();
 
     /**
-     * Claims the first slot from {@code from} on (wrapping) that neither this store has claimed nor {@code seen}
-     * shows taken.
+     * Claims the first slot below {@code limit} from {@code from} on (wrapping) that neither this store has claimed
+     * nor {@code seen} shows taken.
      *
-     * @return the slot, or -1 if every slot is taken
+     * @param limit the slots a holder may take: {@link HBaseTableLayout#SLOTS}, or a permit holder's number
+     * @return the slot, or -1 if every slot below {@code limit} is taken
      */
-    synchronized int claim(String storageKey, int from, BitSet seen) {
+    synchronized int claim(String storageKey, int from, int limit, BitSet seen) {
         BitSet mine = claimed.computeIfAbsent(storageKey, k -> new BitSet());
-        for (int i = 0; i < SLOTS; i++) {
-            int slot = (from + i) % SLOTS;
+        for (int i = 0; i < limit; i++) {
+            int slot = (from + i) % limit;
             if (!mine.get(slot) && !seen.get(slot)) {
                 mine.set(slot);
                 return slot;
             }
+        }
+        if (mine.isEmpty()) {
+            claimed.remove(storageKey);
         }
         return -1;
     }
@@ -73,6 +76,30 @@ final class HolderSlots {
     /** The holder of {@code handle}, or {@code null} if it is not (or no longer) one of this store's slots. */
     Held of(LockHandle handle) {
         return held.routeOf(handle);
+    }
+
+    /** This store's holders of {@code key} as they are now, for {@link #forgetVacated}. */
+    Map<LockHandle, Held> holdersOf(LockKey key) {
+        return held.holdersOf(key);
+    }
+
+    /**
+     * Forgets those of {@code before} (taken before the row was read) whose slot below {@code limit} the row shows free:
+     * their lease ended, or another node forced them out, without this store hearing of it, and their claims would
+     * keep this store's permit takers out of the key's few slots.
+     *
+     * @return whether it forgot one
+     */
+    boolean forgetVacated(Map<LockHandle, Held> before, BitSet taken, int limit) {
+        boolean forgot = false;
+        for (Map.Entry<LockHandle, Held> holder : before.entrySet()) {
+            int slot = holder.getValue().slot();
+            if (slot < limit && !taken.get(slot)) {
+                drop(holder.getKey());
+                forgot = true;
+            }
+        }
+        return forgot;
     }
 
     /** Forgets the holder of {@code handle} and frees its slot for this store's next claims. */

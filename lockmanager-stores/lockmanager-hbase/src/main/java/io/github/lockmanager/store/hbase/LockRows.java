@@ -82,7 +82,8 @@ final class LockRows {
         return new LockRecord(new LockHandle(key(result), holder.ownerToken()), meta.nodeId(), meta.threadName(),
                 Instant.ofEpochMilli(meta.lockTime()), Instant.ofEpochMilli(cell.getTimestamp()).plusMillis(meta.leaseMillis()),
                 aborted ? LockStatus.ABORT : LockStatus.RUNNING,
-                holder.fencingToken() > 0 ? holder.fencingToken() : counter(result), holder.mode());
+                holder.fencingToken() > 0 ? holder.fencingToken() : counter(result), holder.mode(),
+                holder.permits());
     }
 
     /** The slots the row shows taken by a live holder. */

@@ -8,6 +8,7 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.store.hbase.HolderSlots.Held;
+import io.github.lockmanager.store.support.Admission;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -26,13 +27,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.COUNTER;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.FAMILY;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.FREE;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.OWNER;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.SHARED_OWNER;
+import static io.github.lockmanager.store.hbase.HBaseTableLayout.SLOTS;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.holder;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.rowKey;
 import static io.github.lockmanager.store.hbase.HBaseTableLayout.slotAbort;
@@ -54,6 +58,8 @@ final class SharedHolders {
      * same slot; a row keeps at most this many slot columns more than it ever had holders at once.
      */
     private static final int START_SPREAD = 16;
+    /** How often a permit taker finds the free permits claimed by this store's other takers before it gives up. */
+    private static final int BUSY_ROUNDS = 200;
 
     private final HolderSlots slots = new HolderSlots();
 
@@ -77,14 +83,37 @@ final class SharedHolders {
         byte[] row = rowKey(key);
         LockMode mode = request.mode();
         long lockTime = System.currentTimeMillis();
-        HolderCell cell = new HolderCell(mode, handle.ownerToken(), 0,
+        int permits = request.permits();
+        HolderCell cell = new HolderCell(mode, permits, handle.ownerToken(), 0,
                 new LockMeta(request.nodeId(), request.threadName(), lockTime, leaseMillis));
-        byte[] prefix = HolderCell.prefix(mode, handle.ownerToken());
-        int from = Math.floorMod(request.nodeId().hashCode(), START_SPREAD);
+        byte[] prefix = HolderCell.prefix(mode, permits, handle.ownerToken());
+        // a permit holder sits in one of the first n slots: the slots' own rule (a slot is taken or free) then keeps
+        // the key at n permit holders, which a filter, blind to counts, could not
+        int limit = mode == LockMode.PERMIT ? permits : SLOTS;
+        int from = Math.floorMod(request.nodeId().hashCode(), Math.min(START_SPREAD, limit));
         BitSet seen = new BitSet();
         boolean rowExists = true;
+        int busy = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            int slot = slots.claim(key, from, seen);
+            int slot = slots.claim(key, from, limit, seen);
+            if (slot < 0 && mode == LockMode.PERMIT) {
+                Map<LockHandle, Held> before = slots.holdersOf(handle.key());
+                Result read = table.get(LockRows.fullRow(row));
+                AcquireResult refused = refusal(request, read);
+                if (refused != null) {
+                    return refused;
+                }
+                seen = LockRows.takenSlots(read);
+                round--;
+                // a free slot is claimed by a holder of this store that is gone, or by another taker under way here
+                if (!slots.forgetVacated(before, seen, limit)) {
+                    if (++busy > BUSY_ROUNDS) {
+                        throw new IOException("the permits of the key stay claimed by this store's other takers");
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+                continue;
+            }
             if (slot < 0) {
                 throw new IOException("every holder slot of the row is taken");
             }
@@ -95,7 +124,7 @@ final class SharedHolders {
                 join.add(new Put(row).addColumn(FAMILY, OWNER, SHARED_OWNER));
                 join.add(new Increment(row).addColumn(FAMILY, COUNTER, 1));
                 CheckAndMutate.Builder when = CheckAndMutate.newBuilder(row);
-                CheckAndMutate write = rowExists ? when.ifMatches(HolderFilters.mayHold(mode, slot, prefix)).build(join)
+                CheckAndMutate write = rowExists ? when.ifMatches(HolderFilters.mayHold(mode, permits, slot, prefix)).build(join)
                         : when.ifNotExists(FAMILY, COUNTER).build(join);
                 CheckAndMutateResult written;
                 try {
@@ -120,10 +149,8 @@ final class SharedHolders {
                 if (result != null) {
                     return result;
                 }
-                Optional<LockRecord> conflict = LockRows.records(read).stream()
-                        .filter(other -> mode.conflictsWith(other.mode())).findFirst();
-                if (conflict.isPresent()) {
-                    result = AcquireResult.heldBy(conflict.get());
+                result = refusal(request, read);
+                if (result != null) {
                     return result;
                 }
                 rowExists = read.getValue(FAMILY, COUNTER) != null;
@@ -135,6 +162,20 @@ final class SharedHolders {
             }
         }
         throw new IOException("no free holder slot after " + ROUNDS + " tries: holders keep coming and going");
+    }
+
+    /**
+     * The refusal of {@code request} by the kit's {@link Admission} rule over the holders {@code read} shows (its own
+     * excepted), naming the holder in the way; {@code null} if they admit it.
+     */
+    private static AcquireResult refusal(LockRequest request, Result read) {
+        Admission admission = Admission.of(request);
+        for (LockRecord other : LockRows.records(read)) {
+            if (!other.handle().equals(request.handle()) && admission.blockedBy(other)) {
+                return AcquireResult.heldBy(other);
+            }
+        }
+        return admission.full() ? AcquireResult.heldBy(admission.permitHolder()) : null;
     }
 
     /** The acquisition if the row shows it in a slot (which may not be {@code claimed}), else {@code null}. */
@@ -162,13 +203,17 @@ final class SharedHolders {
         Instant locked = Instant.ofEpochMilli(cell.meta().lockTime());
         LockRecord record = new LockRecord(handle, request.nodeId(), request.threadName(), locked,
                 locked.plusMillis(cell.meta().leaseMillis()), LockStatus.RUNNING,
-                Bytes.toLong(CellUtil.cloneValue(counter)), cell.mode());
+                Bytes.toLong(CellUtil.cloneValue(counter)), cell.mode(), cell.permits());
         AcquireResult result = FencingCounter.settle(table, row, HolderFilters.holds(holder(slot), prefix), record,
                 counter);
         if (result.isAcquired()) {
             slots.hold(handle, new Held(row, slot, prefix, cell.withFencingToken(result.record().fencingToken())));
         }
         return result;
+    }
+
+    private static byte[] prefixOf(HolderCell holder) {
+        return HolderCell.prefix(holder.mode(), holder.permits(), holder.ownerToken());
     }
 
     /** Adds to {@code actions} the renewal of {@code held}: a write, then a read. */
@@ -255,7 +300,7 @@ final class SharedHolders {
             HolderCell holder = HolderCell.decode(CellUtil.cloneValue(cell));
             if (holder.ownerToken().equals(handle.ownerToken())) {
                 return table.checkAndMutate(CheckAndMutate.newBuilder(row)
-                        .ifMatches(HolderFilters.holds(holder(slot), HolderCell.prefix(holder.mode(), holder.ownerToken())))
+                        .ifMatches(HolderFilters.holds(holder(slot), prefixOf(holder)))
                         .build(new Put(row).addColumn(FAMILY, holder(slot), FREE))).isSuccess();
             }
         }
@@ -271,7 +316,7 @@ final class SharedHolders {
             if (slot >= 0 && cell.getValueLength() > 0) {
                 HolderCell holder = HolderCell.decode(CellUtil.cloneValue(cell));
                 marks.add(CheckAndMutate.newBuilder(row)
-                        .ifMatches(HolderFilters.holds(holder(slot), HolderCell.prefix(holder.mode(), holder.ownerToken())))
+                        .ifMatches(HolderFilters.holds(holder(slot), prefixOf(holder)))
                         .build(new Put(row).addColumn(FAMILY, slotAbort(slot), Bytes.toBytes(holder.ownerToken()))));
             }
         }

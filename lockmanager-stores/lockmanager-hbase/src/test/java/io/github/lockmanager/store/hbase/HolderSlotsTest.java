@@ -17,20 +17,20 @@ class HolderSlotsTest {
     void claimsSkipWhatThisStoreClaimedAndWhatTheRowShowsTaken() {
         BitSet taken = new BitSet();
         taken.set(5);
-        assertThat(slots.claim(key.storageKey(), 4, taken)).isEqualTo(4);
-        assertThat(slots.claim(key.storageKey(), 4, taken)).as("4 is claimed here, 5 taken in the row").isEqualTo(6);
-        assertThat(slots.claim(key.storageKey(), HBaseTableLayout.SLOTS - 1, new BitSet())).isEqualTo(HBaseTableLayout.SLOTS - 1);
-        assertThat(slots.claim(key.storageKey(), HBaseTableLayout.SLOTS - 1, new BitSet())).as("wraps around").isZero();
+        assertThat(slots.claim(key.storageKey(), 4, HBaseTableLayout.SLOTS, taken)).isEqualTo(4);
+        assertThat(slots.claim(key.storageKey(), 4, HBaseTableLayout.SLOTS, taken)).as("4 is claimed here, 5 taken in the row").isEqualTo(6);
+        assertThat(slots.claim(key.storageKey(), HBaseTableLayout.SLOTS - 1, HBaseTableLayout.SLOTS, new BitSet())).isEqualTo(HBaseTableLayout.SLOTS - 1);
+        assertThat(slots.claim(key.storageKey(), HBaseTableLayout.SLOTS - 1, HBaseTableLayout.SLOTS, new BitSet())).as("wraps around").isZero();
     }
 
     @Test
     void droppingTheLastHolderOfAKeyForgetsTheKey() {
         LockHandle handle = new LockHandle(key, "owner");
-        int slot = slots.claim(key.storageKey(), 3, new BitSet());
-        slots.hold(handle, new HolderSlots.Held(new byte[]{1}, slot, HolderCell.prefix(LockMode.SHARED, "owner"),
-                new HolderCell(LockMode.SHARED, "owner", 1, new LockMeta("n", "t", 0, 1000))));
+        int slot = slots.claim(key.storageKey(), 3, HBaseTableLayout.SLOTS, new BitSet());
+        slots.hold(handle, new HolderSlots.Held(new byte[]{1}, slot, HolderCell.prefix(LockMode.SHARED, 0, "owner"),
+                new HolderCell(LockMode.SHARED, 0, "owner", 1, new LockMeta("n", "t", 0, 1000))));
         assertThat(slots.claimedBesides(key.storageKey(), slot)).isFalse();
-        int other = slots.claim(key.storageKey(), 3, new BitSet());
+        int other = slots.claim(key.storageKey(), 3, HBaseTableLayout.SLOTS, new BitSet());
         assertThat(slots.claimedBesides(key.storageKey(), slot)).isTrue();
         slots.unclaim(key.storageKey(), other);
 
