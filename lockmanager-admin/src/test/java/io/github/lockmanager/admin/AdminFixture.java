@@ -59,10 +59,15 @@ abstract class AdminFixture {
      * and keeps the lock, as a holder busy finishing its work would, so the lock shows its ABORT status meanwhile.
      */
     Holder hold(LockManager manager, String key) throws Exception {
+        return hold(() -> manager.lock(key));
+    }
+
+    /** As {@link #hold(LockManager, String)}, for a lock that {@code taking} takes. */
+    Holder hold(Taking taking) throws Exception {
         Holder holder = new Holder();
         CompletableFuture<LockResource> taken = new CompletableFuture<>();
         holder.thread = new Thread(() -> {
-            try (LockResource lock = manager.lock(key)) {
+            try (LockResource lock = taking.take()) {
                 holder.lock = lock;
                 taken.complete(lock);
                 try {
@@ -93,6 +98,12 @@ abstract class AdminFixture {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** How a holder thread takes its lock. */
+    @FunctionalInterface
+    interface Taking {
+        LockResource take() throws Exception;
     }
 
     static final class Holder {

@@ -101,14 +101,16 @@ class AdminPageBrowserTest extends AdminFixture {
         hold(a, "order-1043");
         hold(b, "invoice-2026-0917");
         hold(b, XSS_KEY);
+        hold(() -> a.lockPermit("partner-api", 3));
         LockAdmin admin = admin().heldTooLongThreshold(Duration.ofSeconds(2))
                 .timeSource(new ManualTimeSource(Instant.now())).build();
         server = LockAdminServer.builder(admin).port(0).actionsFor("operator", "correct horse").start();
         String base = "http://127.0.0.1:" + server.port() + "/";
 
         browser.get(base);
-        awaitRows(5);
+        awaitRows(6);
         assertThat(column(4)).contains("node-a", "node-b");
+        assertThat(rowText("partner-api")).contains("permit (of 3)");
         assertThat(rowText("nightly-report")).contains("held too long");
         assertThat(rowText("order-1042")).doesNotContain("held too long");
         // the key is shown as the text it is: no element was made of it and its handler never ran

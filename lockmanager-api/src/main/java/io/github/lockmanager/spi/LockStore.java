@@ -20,7 +20,8 @@ import java.util.Optional;
  *       when no live one exists; a record whose lease has run out counts as absent everywhere. A store that
  *       {@linkplain #supportsModes() supports modes} keeps a record per holder of a key, and {@link #acquire}
  *       creates one only when no live holder of the key holds it in a mode that
- *       {@linkplain LockMode#conflictsWith conflicts} with the request's.</li>
+ *       {@linkplain LockMode#conflictsWith conflicts} with the request's (for a permit, also: the key's live permit
+ *       holders asked for the same number and are fewer than it; refused, the answer names one of them).</li>
  *   <li>Every write that changes or removes a record is conditional on the owner token of the acquisition
  *       that made it. {@link #markAbort} is the only write across owners, and it only sets the status.</li>
  *   <li>Fencing tokens of a key strictly increase over every acquisition the store ever granted for it, also
@@ -169,8 +170,9 @@ public interface LockStore extends AutoCloseable {
 
     /**
      * {@code true} if this store keeps a record per holder of a key and decides {@link #acquire} by
-     * {@link LockMode#conflictsWith}: then it may be asked for every {@link LockMode}, and the manager offers
-     * shared and hierarchical locks on it. {@code false} by default: a store that keeps one holder per key is only
+     * {@link LockMode#conflictsWith} and, for a {@link LockMode#PERMIT} request, grants it only while every live permit
+     * holder of the key asked for the request's {@link LockRequest#permits()} and fewer than that many hold it: then it
+     * may be asked for every {@link LockMode}, and the manager offers shared, hierarchical and permit locks on it. {@code false} by default: a store that keeps one holder per key is only
      * asked for {@link LockMode#EXCLUSIVE}, and the manager refuses the other modes on it.
      */
     default boolean supportsModes() {

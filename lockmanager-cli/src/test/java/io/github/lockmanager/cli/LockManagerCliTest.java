@@ -114,6 +114,12 @@ class LockManagerCliTest {
         assertThat(out.toString()).contains("\"key\": \"report \\u003c1\\u003e\"").doesNotContain("nightly-job");
         assertThat(run(database, "list", "--prefix", "night")).isZero();
         assertThat(out.toString()).contains("nightly-job").doesNotContain("report");
+        LockResource permit = holderThread.submit(() -> a.lockPermit("partner-api", 3)).get(30, TimeUnit.SECONDS);
+        assertThat(run(database, "list", "--prefix", "partner")).isZero();
+        assertThat(out.toString()).contains("partner-api").contains("PERMIT:3");
+        assertThat(run(database, "list", "--prefix", "partner", "--format", "json")).isZero();
+        assertThat(out.toString()).contains("\"mode\": \"PERMIT\", \"permits\": 3");
+        permit.close();
 
         assertThat(run(database, "show", "nightly-job")).isZero();
         assertThat(out.toString()).contains("node-a").contains("EXCLUSIVE");

@@ -7,15 +7,20 @@ import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.testing.Requests;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,6 +54,48 @@ class AerospikeLockStoreTest {
             assertThat(e.getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
             assertThat(e.getMessage()).contains("no_such_ns");
         });
+    }
+
+    /**
+     * What docs/permits.md says a permit costs here: a grant one call of the client (one operation on the record), a
+     * refusal two (the filtered operation, then a read to name a holder), another number refused as well.
+     */
+    @Test
+    void aPermitIsOneCallGrantedAndTwoRefused() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        List<String> names = new java.util.concurrent.CopyOnWriteArrayList<>();
+        IAerospikeClient counting = (IAerospikeClient) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {IAerospikeClient.class}, (proxy, method, args) -> {
+                    // the calls that go to the server; policies and the cluster view are read locally
+                    String name = method.getName();
+                    if (!name.startsWith("copy") && (!name.startsWith("get") || name.equals("get"))) {
+                        calls.incrementAndGet();
+                        names.add(name);
+                    }
+                    try {
+                        return method.invoke(client, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        AerospikeLockStore counted = AerospikeLockStore.builder(counting).namespace(AerospikeServer.namespace())
+                .setSuffix("store").build();
+        counted.initialize();
+        LockKey key = key("permits");
+        LockHandle first = new LockHandle(key, "first");
+        calls.set(0);
+        assertThat(counted.acquire(LockRequest.permit(first, "n", "t", 1), LEASE).isAcquired()).isTrue();
+        assertThat(calls.get()).as("calls of a grant: %s", names).isEqualTo(1);
+        calls.set(0);
+        names.clear();
+        AcquireResult refused = counted.acquire(LockRequest.permit(new LockHandle(key, "next"), "n", "t", 1), LEASE);
+        assertThat(calls.get()).as("calls of a refusal: %s", names).isEqualTo(2);
+        assertThat(refused.record().handle()).isEqualTo(first);
+        AcquireResult otherNumber = counted.acquire(LockRequest.permit(new LockHandle(key, "five"), "n", "t", 5), LEASE);
+        assertThat(otherNumber.isAcquired()).isFalse();
+        assertThat(otherNumber.record().permits()).isEqualTo(1);
+        assertThat(record(key).generation).as("one write, none by the refusals").isEqualTo(1);
+        assertThat(counted.release(first)).isTrue();
     }
 
     @Test

@@ -87,6 +87,45 @@ class HBaseRoundTripsTest {
         assertThat(store.freshTokensKept()).isEqualTo(kept);
     }
 
+    /**
+     * What docs/permits.md says a permit costs here, counted by the region servers on a key used before: a grant what a
+     * shared holder's grant costs, a refusal by another node the failed write and a read.
+     */
+    @Test
+    void aPermitCostsWhatASharedHolderDoesAndARefusalTwoRpcs() throws Exception {
+        assumeTrue(HBaseCluster.regionServerRequests() >= 0, "RPCs are counted on the mini cluster only");
+        LockKey key = LockKey.xdc(client, "permits");
+        LockHandle warm = new LockHandle(key, "warm");
+        assertThat(store.acquire(LockRequest.permit(warm, "node", "thread", 2), LEASE).isAcquired()).isTrue();
+        assertThat(store.release(warm)).isTrue();
+        LockKey readKey = LockKey.xdc(client, "readers");
+        LockHandle reader = new LockHandle(readKey, "warm");
+        assertThat(store.acquire(LockRequest.of(reader, "node", "thread", LockMode.SHARED), LEASE).isAcquired()).isTrue();
+        assertThat(store.release(reader)).isTrue();
+
+        long before = HBaseCluster.regionServerRequests();
+        LockHandle shared = new LockHandle(readKey, "reader");
+        assertThat(store.acquire(LockRequest.of(shared, "node", "thread", LockMode.SHARED), LEASE).isAcquired()).isTrue();
+        long sharedGrant = HBaseCluster.regionServerRequests() - before;
+        before = HBaseCluster.regionServerRequests();
+        LockHandle first = new LockHandle(key, "first");
+        assertThat(store.acquire(LockRequest.permit(first, "node", "thread", 1), LEASE).isAcquired()).isTrue();
+        long granted = HBaseCluster.regionServerRequests() - before;
+        HBaseLockStore otherNode = HBaseLockStore.builder(HBaseCluster.connection()).tableName("lockmanager_round_trips")
+                .build();
+        otherNode.read(key);
+        before = HBaseCluster.regionServerRequests();
+        var refused = otherNode.acquire(LockRequest.permit(new LockHandle(key, "other"), "other", "thread", 1), LEASE);
+        long refusal = HBaseCluster.regionServerRequests() - before;
+
+        assertThat(refused.isAcquired()).isFalse();
+        assertThat(refused.record().handle()).isEqualTo(first);
+        assertThat(granted).as("RPCs of a permit granted").isEqualTo(sharedGrant);
+        assertThat(refusal).as("RPCs of a permit refused on another node").isEqualTo(2);
+        assertThat(store.release(first)).isTrue();
+        assertThat(store.release(shared)).isTrue();
+    }
+
     private void cycle(LockKey key, String owner) throws Exception {
         LockRecord granted = acquire(key, owner);
         assertThat(store.release(granted.handle())).isTrue();

@@ -68,6 +68,39 @@ abstract class JdbcLockStoreContract {
                 .lease(LEASE).abortPollInterval(Duration.ofMillis(200)).build();
     }
 
+    /**
+     * What docs/permits.md says a permit costs here: on a key whose row exists, a grant is four statements in one
+     * transaction (lock the row, read the live holders, mark the row, insert the holder), a refusal two, and neither
+     * tries the one-statement join of shared holders, which cannot count.
+     */
+    @Test
+    void aPermitIsFourStatementsUnderTheRowsLockAndARefusalTwo() throws Exception {
+        StatementLog sent = new StatementLog();
+        JdbcLockStore counted = JdbcLockStore.builder(sent.wrap(database.shared())).tableName("lockmanager_store")
+                .build();
+        counted.initialize();
+        LockKey key = key("permit-cost");
+        LockHandle first = new LockHandle(key, "first");
+        assertThat(counted.acquire(LockRequest.permit(first, "n", "t", 1), LEASE).isAcquired()).isTrue();
+        assertThat(counted.release(first)).isTrue();
+
+        int before = sent.containing("").size();
+        LockHandle second = new LockHandle(key, "second");
+        assertThat(counted.acquire(LockRequest.permit(second, "n", "t", 1), LEASE).isAcquired()).isTrue();
+        List<String> grant = sent.containing("").subList(before, sent.containing("").size());
+        assertThat(grant).hasSize(4);
+        assertThat(grant.get(0)).contains("FOR UPDATE");
+        assertThat(grant.get(1)).contains("_holders");
+        assertThat(grant.get(2)).startsWith("UPDATE");
+        assertThat(grant.get(3)).startsWith("INSERT");
+
+        before = sent.containing("").size();
+        assertThat(counted.acquire(LockRequest.permit(new LockHandle(key, "third"), "n", "t", 1), LEASE)
+                .isAcquired()).isFalse();
+        assertThat(sent.containing("").size() - before).as("statements of a refusal").isEqualTo(2);
+        assertThat(counted.release(second)).isTrue();
+    }
+
     @Test
     void nodesCreatingTheTableAtOnceAllSucceed() throws Exception {
         String table = "lm_concurrent_" + UUID.randomUUID().toString().substring(0, 8);

@@ -87,6 +87,26 @@ class RedisLockStoreTest {
         assertThat(stats.calls("publish")).isZero();
     }
 
+    /** What docs/permits.md says a permit costs here: one script call granted, one refused, naming a holder. */
+    @Test
+    void aPermitIsOneScriptCallGrantedOrRefused() throws Exception {
+        LockKey key = key("permits");
+        LockHandle first = new LockHandle(key, "first");
+        LockHandle second = new LockHandle(key, "second");
+        stats.reset();
+        assertThat(store.acquire(LockRequest.permit(first, "n", "t", 2), LEASE).isAcquired()).isTrue();
+        assertThat(store.acquire(LockRequest.permit(second, "n", "t", 2), LEASE).isAcquired()).isTrue();
+        AcquireResult third = store.acquire(LockRequest.permit(new LockHandle(key, "third"), "n", "t", 2), LEASE);
+        AcquireResult other = store.acquire(LockRequest.permit(new LockHandle(key, "other"), "n", "t", 5), LEASE);
+        assertThat(stats.calls("evalsha")).isEqualTo(4);
+        assertThat(third.isAcquired()).isFalse();
+        assertThat(third.record().permits()).isEqualTo(2);
+        assertThat(other.isAcquired()).isFalse();
+        assertThat(other.record().mode()).isEqualTo(LockMode.PERMIT);
+        assertThat(store.release(first)).isTrue();
+        assertThat(store.release(second)).isTrue();
+    }
+
     @Test
     void aFlushedScriptCacheIsFilledAgainByTheNextCall() throws Exception {
         LockRequest first = request(key("flushed"), LockMode.EXCLUSIVE);
