@@ -47,9 +47,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>{@code contend}: {@code node.threads} threads take and release the keys {@code hot-0..hot-(n-1)} for
- *       {@code node.seconds}, shared in {@code node.readers} percent of the sections (default none); each
- *       critical section is written to {@code node.out} as {@code key token node thread enter exit mode} (mode
- *       {@code S} or {@code X}), enter and exit stamped by the {@link SharedCounter} at {@code node.counter}.
+ *       {@code node.seconds}, shared in {@code node.readers} percent of the sections (default none), or each a
+ *       permit of {@code node.permits} when that is set; each critical section is written to {@code node.out} as
+ *       {@code key token node thread enter exit mode} (mode {@code S}, {@code X} or {@code P}), enter and exit stamped by the {@link SharedCounter} at {@code node.counter}.
  *       Prints {@code DONE <sections>}.</li>
  *   <li>{@code hold}: a thread takes each key of {@code node.keys} and holds it; prints
  *       {@code HELD <key> <token>}; when interrupted, {@code INTERRUPTED <key> <epochMillis> lost=<bool>}, then
@@ -128,6 +128,7 @@ public final class ClusterNode {
         int threads = Integer.getInteger("node.threads", 8);
         int keys = Integer.getInteger("node.keys", 3);
         int readersPercent = Integer.getInteger("node.readers", 0);
+        int permits = Integer.getInteger("node.permits", 0);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("node.seconds", 5));
         AtomicInteger sections = new AtomicInteger();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -139,13 +140,14 @@ public final class ClusterNode {
                     while (System.nanoTime() < deadline) {
                         String key = "hot-" + random.nextInt(keys);
                         boolean reader = random.nextInt(100) < readersPercent;
-                        try (LockResource lock = reader ? manager.lockShared(key) : manager.lock(key)) {
+                        try (LockResource lock = permits > 0 ? manager.lockPermit(key, permits)
+                                : reader ? manager.lockShared(key) : manager.lock(key)) {
                             long enter = counter.next();
                             TimeUnit.MICROSECONDS.sleep(random.nextInt(2_000));
                             long exit = counter.next();
                             lines.add(key + " " + lock.getFencingToken() + " " + manager.getNodeId() + " "
                                     + Thread.currentThread().getName() + " " + enter + " " + exit + " "
-                                    + (reader ? "S" : "X"));
+                                    + (permits > 0 ? "P" : reader ? "S" : "X"));
                             sections.incrementAndGet();
                         } catch (AlreadyLockedException e) {
                             try {

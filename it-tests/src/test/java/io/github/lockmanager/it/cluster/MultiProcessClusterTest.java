@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Three node processes with eight threads each take and release three hot keys for a few seconds, on HBase and
- * on PostgreSQL, and with readers and writers mixed on PostgreSQL; a checker then proves from the recorded critical
+ * Three node processes with eight threads each take and release three hot keys for a few seconds, on every store
+ * with a server (Aerospike when one is named), exclusively, with readers and writers mixed, and as permits; a checker then proves from the recorded critical
  * sections that the lock was a lock.
  */
 class MultiProcessClusterTest {
@@ -83,9 +83,59 @@ class MultiProcessClusterTest {
         runReadersAndWriters(Stores.hbase("lockmanager_cluster"));
     }
 
+    /**
+     * Permits: every section takes one of 2 permits of its key. Never more than 2 sections of a key are inside at once
+     * (counted at every entry, on the shared counter's order), 2 were inside together, and no two sections of a key
+     * had the same token. (Token order is not checked against section order: a permit granted before another may
+     * enter its section after the other left, both holding at once meanwhile.)
+     */
+    @Test
+    void permitsOnPostgres() throws Exception {
+        runPermits(Stores.postgres("lockmanager_cluster"));
+    }
+
+    @Test
+    void permitsOnRedis() throws Exception {
+        runPermits(Stores.redis("lockmanager_cluster"));
+    }
+
+    @Test
+    void permitsOnAerospike() throws Exception {
+        assumeAerospike();
+        runPermits(Stores.aerospike("cluster"));
+    }
+
+    private void runPermits(Stores.Target target) throws Exception {
+        int permits = 2;
+        String client = "permits-" + UUID.randomUUID().toString().substring(0, 8);
+        List<Section> sections = run(target, client, 0, permits);
+        int most = 0;
+        long sharedTokens = 0;
+        for (List<Section> onKey : byKey(sections).values()) {
+            for (Section a : onKey) {
+                int inside = 0;
+                for (Section b : onKey) {
+                    if (b.enter <= a.enter && a.enter < b.exit) {
+                        inside++;
+                    }
+                }
+                most = Math.max(most, inside);
+            }
+            sharedTokens += onKey.size() - onKey.stream().mapToLong(Section::token).distinct().count();
+        }
+        List<LockRecord> left = left(target, client);
+        System.out.printf("%s permits: %d processes x %d threads, %d permits per key, %d s: %d sections, at most %d "
+                        + "inside one key at once, %d tokens given twice, %d locks left%n", target.name(), NODES, THREADS,
+                permits, SECONDS, sections.size(), most, sharedTokens, left.size());
+        assertThat(sections.size()).as("critical sections").isGreaterThan(100);
+        assertThat(most).as("sections inside one key at once").isEqualTo(permits);
+        assertThat(sharedTokens).as("sections of a key with a token another had").isZero();
+        assertThat(left).as("locks left in the store").isEmpty();
+    }
+
     private void runReadersAndWriters(Stores.Target target) throws Exception {
         String client = "rw-" + UUID.randomUUID().toString().substring(0, 8);
-        List<Section> sections = run(target, client, 70);
+        List<Section> sections = run(target, client, 70, 0);
         Map<String, List<Section>> byKey = byKey(sections);
         int writerOverlaps = 0;
         int readerOverlaps = 0;
@@ -122,7 +172,7 @@ class MultiProcessClusterTest {
         assertThat(left).as("locks left in the store").isEmpty();
     }
 
-    private List<Section> run(Stores.Target target, String client, int readersPercent) throws Exception {
+    private List<Section> run(Stores.Target target, String client, int readersPercent, int permits) throws Exception {
         Path counter = dir.resolve("counter");
         List<Path> outputs = new ArrayList<>();
         try (Children children = new Children(dir)) {
@@ -137,6 +187,7 @@ class MultiProcessClusterTest {
                 settings.put("node.counter", counter.toString());
                 settings.put("node.out", out.toString());
                 settings.put("node.readers", Integer.toString(readersPercent));
+                settings.put("node.permits", Integer.toString(permits));
                 nodes.add(children.start(settings));
             }
             for (Children.Child node : nodes) {
@@ -165,7 +216,7 @@ class MultiProcessClusterTest {
 
     private void runAndCheck(Stores.Target target) throws Exception {
         String client = "cluster-" + UUID.randomUUID().toString().substring(0, 8);
-        List<Section> sections = run(target, client, 0);
+        List<Section> sections = run(target, client, 0, 0);
         Map<String, List<Section>> byKey = byKey(sections);
         int overlaps = 0;
         int tokenInversions = 0;
