@@ -54,6 +54,11 @@ public final class Benchmarks {
             + "it). "
             + "Their renewal and abort poll "
             + "go in the same batches as exclusive locks (JDBC: one more transaction of 3 per renewal batch).\n\n"
+            + "Permits (at most n holders of a key): in memory one compare-and-set of the key's holders; Redis 1 script "
+            + "call to take, 1 to give back; Aerospike 1 operate each way (2 for a refusal, which reads the holders to "
+            + "name one); HBase 2 RPCs to take, as a shared holder, 2 for a refusal; JDBC a transaction of 4 statements "
+            + "and a commit to take (the key's row locked while the live holders are counted; 2 statements and a "
+            + "rollback for a refusal), 1 statement to give back. Renewal and abort polls as for shared holders.\n\n"
             + "For N locks held by one node, the keeper runs every 5 s: 3 renewals and 9 abort polls a minute, so "
             + "12 × ⌈N / 200⌉ store calls a minute, and 3 record writes per held lock a minute (abort polls only read). "
             + "10,000 locks: 600 calls and 30,000 record writes a minute; 100,000 locks: 6,000 calls and 300,000 writes. "
@@ -276,6 +281,10 @@ public final class Benchmarks {
                 + "read-modify-write of a value in the lock's own row (`HBaseRowData`) against lock, get, put, unlock.\n"
                 + "14. Bursts of 100 lock+unlock of one key on the in-memory store, " + Rounds.ROUNDS
                 + " alternating rounds: a manager with `heldTooLongThreshold` set against one without.\n"
+                + "15. Eight threads each take one of 8 permits of one key and give it back (never refused), against "
+                + "eight threads locking distinct keys in the same run, side by side for the throughput time in one "
+                + "round; the store calls per cycle come from a counted pass of 100 cycles first. On Redis too, which "
+                + "has no other store figures.\n"
                 + "9. The peers users would pick instead (" + PEERS + "), each in "
                 + "the same run, every JDBC library with a pool of 10 per node, every Redis library on its own client per "
                 + "node: uncontended lock+unlock in " + Rounds.ROUNDS
