@@ -11,7 +11,7 @@ package io.github.lockmanager;
 public interface LockLossListener {
     /**
      * @param lock   the lock as it was when last confirmed
-     * @param holder the holding thread, or {@code null} if it is gone
+     * @param holder the holding thread, or {@code null} if it is gone or the lock is a {@link TaskLock}
      * @param reason why it was lost
      */
     void lockLost(Lock lock, Thread holder, LockLossReason reason);

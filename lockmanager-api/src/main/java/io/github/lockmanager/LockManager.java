@@ -2,6 +2,7 @@ package io.github.lockmanager;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Cluster-wide, re-entrant, lease-based locks.
@@ -13,7 +14,9 @@ import java.util.List;
  * acquisition may take the record over (a hand-off, see {@link #waitForLock(String, Duration)}). A hold kept
  * unbalanced keeps the lock for as long as the thread lives; once the thread has died its locks are released. An
  * {@link #unlock} that gives back nothing is an error ({@link IllegalMonitorStateException}), as in
- * {@link java.util.concurrent.locks.ReentrantLock}; closing a {@link LockResource} twice is not.
+ * {@link java.util.concurrent.locks.ReentrantLock}; closing a {@link LockResource} twice is not. Code that moves
+ * between threads takes a lock for a task instead ({@link #lockForTask}, {@link #lockForTaskAsync}): a
+ * {@link TaskLock} belongs to no thread and is told of aborts and losses rather than interrupted.
  *
  * <p><b>Leases.</b> A background renewer keeps each held lock's lease alive in the store. If this node stops
  * (crash, pause, partition) its locks become free one lease after their last renewal. If renewal cannot be
@@ -298,6 +301,47 @@ public interface LockManager extends AutoCloseable {
     /** {@link #waitForPathLock(String, LockMode, LockLevel, Duration)} with a lease of its own. */
     LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration lease, Duration maxWait)
             throws LockException, InterruptedException;
+
+    /**
+     * Takes {@code key} exclusively for a task rather than for the calling thread: the returned {@link TaskLock} may be
+     * used and closed from any thread, and its lock is renewed, aborted, lost and listed as a thread's is (the holder
+     * shows as {@code task:<name>}). One try, no wait: refused while any thread or task holds the key, of this node
+     * included, since a task lock is never re-entered. Blocks the calling thread for one store call; from an event
+     * loop use {@link #lockForTaskAsync}.
+     *
+     * @throws AlreadyLockedException   if the key is held
+     * @throws LockManagerException     if the store failed; nothing is held then
+     * @throws IllegalArgumentException if the key or the options' lease is invalid
+     * @throws IllegalStateException    if the manager is closed
+     */
+    TaskLock lockForTask(String key, LockLevel level, TaskOptions task) throws LockException;
+
+    /** {@link #lockForTask(String, LockLevel, TaskOptions)} at the default level. */
+    default TaskLock lockForTask(String key, TaskOptions task) throws LockException {
+        return lockForTask(key, getDefaultLevel(), task);
+    }
+
+    /**
+     * Takes {@code key} for a task as {@link #lockForTask} does, waiting up to {@code maxWait} without holding a thread
+     * while it waits: the returned stage completes on one of the manager's task threads. A release on this node wakes
+     * the next waiter at once; a holder elsewhere is waited for where the store announces releases, and polled with a
+     * growing pause up to the manager's wait poll interval otherwise. Cancelling the stage
+     * ({@code toCompletableFuture().cancel(false)}) ends the wait; a lock granted at the same moment is released.
+     *
+     * <p>The stage fails with {@link AlreadyLockedException} if {@code maxWait} passed first, with
+     * {@link LockManagerException} if the store failed, and with {@link IllegalStateException} if the manager closed
+     * meanwhile. Bad arguments are thrown at once.
+     *
+     * @param maxWait how long to wait at most: {@link Duration#ZERO} tries once, a duration too long to count in
+     *                nanoseconds waits until the lock is taken
+     * @throws IllegalArgumentException if the key, the options' lease or {@code maxWait} is invalid
+     */
+    CompletionStage<TaskLock> lockForTaskAsync(String key, LockLevel level, Duration maxWait, TaskOptions task);
+
+    /** {@link #lockForTaskAsync(String, LockLevel, Duration, TaskOptions)} at the default level. */
+    default CompletionStage<TaskLock> lockForTaskAsync(String key, Duration maxWait, TaskOptions task) {
+        return lockForTaskAsync(key, getDefaultLevel(), maxWait, task);
+    }
 
     /** The level the methods without a level argument use. */
     LockLevel getDefaultLevel();

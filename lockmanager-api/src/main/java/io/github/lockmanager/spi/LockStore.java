@@ -205,6 +205,19 @@ public interface LockStore extends AutoCloseable {
         return false;
     }
 
+    /**
+     * {@link #awaitRelease} without a waiting thread, for waiters that park none (task locks): {@code wake} runs once,
+     * on a thread of the store, when a release of {@code key} is announced, when the store stops hearing announcements,
+     * or at once (on the calling thread) if the key is not held exclusively now. It must be quick: the manager only
+     * schedules a try there. The default cannot be told and returns {@code null}: the caller polls.
+     *
+     * @return what cancels the watch (after which {@code wake} may still run once), or {@code null} if the store
+     *         cannot announce releases
+     */
+    default Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
+        return null;
+    }
+
     /** Frees the store's own resources; see each store for what it owns. */
     @Override
     void close();

@@ -7,6 +7,7 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.AcquireResult;
@@ -120,8 +121,28 @@ final class Acquirer {
                 + "number of permits");
     }
 
+    /**
+     * Takes {@code key} exclusively for a task, with {@code leases}' lease: never a re-entry, since a task lock has no
+     * thread to count holds for; refused while any thread or task of this node holds the key.
+     */
+    TaskHold acquireForTask(String key, LockLevel level, TaskOptions task, LeasePolicy leases, AsyncWaits tasks)
+            throws LockException {
+        try {
+            return (TaskHold) takeExclusive(key, level, null, task, leases, tasks);
+        } catch (AlreadyLockedException e) {
+            events.refused(key, level, LockMode.EXCLUSIVE);
+            throw e;
+        }
+    }
+
     private LockResource takeExclusive(String key, LockLevel level, Thread me, LeasePolicy leases)
             throws LockException {
+        return takeExclusive(key, level, me, null, leases, null);
+    }
+
+    /** For a thread {@code me}, or for a {@code task} (then {@code me} is {@code null}). */
+    private LockResource takeExclusive(String key, LockLevel level, Thread me, TaskOptions task, LeasePolicy leases,
+                                       AsyncWaits tasks) throws LockException {
         boolean leftoverReleased = false;
         while (true) {
             Acquisition existing = table.get(level, key);
@@ -133,17 +154,19 @@ final class Acquirer {
                 continue;
             }
             lifecycle.requireOpen();
-            if (table.hasNonExclusive()) {
+            if (me != null && table.hasNonExclusive()) {
                 refuseUpgrade(key, level, LockMode.EXCLUSIVE, me);
             }
             // a key already in the table passed this when it was first locked
             LockKey.requireName(key);
-            Acquisition mine = new Acquisition(handle(key, level), me, leases);
+            Acquisition mine = me != null ? new Acquisition(handle(key, level), me, leases)
+                    : new TaskAcquisition(handle(key, level), task, leases, nodeId);
             if (table.putIfAbsent(mine) != null) {
                 continue;
             }
             if (granted(mine, leftoverReleased)) {
-                return new HoldResource(releaser, mine, true);
+                return me != null ? new HoldResource(releaser, mine, true)
+                        : new TaskHold(releaser, (TaskAcquisition) mine, tasks);
             }
             leftoverReleased = true;
         }
@@ -190,11 +213,13 @@ final class Acquirer {
 
     /**
      * Answers for the exclusive entry of a key in the table: a new hold on it when it is {@code me}'s, {@code null}
-     * after cleaning it up when it no longer stands in the way (gone, or its holder thread died), else a refusal
-     * naming its holder, without a store call.
+     * after cleaning it up when it no longer stands in the way (gone, or its holder thread died or task ended), else
+     * a refusal naming its holder, without a store call.
      */
     private LockResource reenterOrClear(Acquisition existing, Thread me) throws AlreadyLockedException {
-        if (existing.isHeldBy(me) && existing.addHold()) {
+        // a task (me null) never re-enters; and isHeldBy(null) would be true of any task's acquisition
+        boolean mine = me != null && existing.isHeldBy(me);
+        if (mine && existing.addHold()) {
             return new HoldResource(releaser, existing, false);
         }
         lifecycle.requireOpen();
@@ -202,7 +227,7 @@ final class Acquirer {
             table.remove(existing);
             return null;
         }
-        if (!existing.isHeldBy(me) && !existing.isHolderAlive() && existing.isHeld()) {
+        if (!mine && existing.isHeld() && !existing.isHolderAlive()) {
             releaser.reclaim(existing);
             return null;
         }

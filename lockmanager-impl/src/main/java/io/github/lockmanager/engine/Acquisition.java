@@ -1,6 +1,7 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.Lock;
+import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.LockHandle;
@@ -76,9 +77,14 @@ class Acquisition extends WeakReference<Thread> {
 
     /** An exclusive acquisition; {@link ModeAcquisition} is one in another mode. */
     Acquisition(LockHandle handle, Thread holder, LeasePolicy leases) {
+        this(handle, holder, holder.getName(), leases);
+    }
+
+    /** An acquisition of a holder that is {@code holder}, or of a task (no thread) when {@code holder} is null. */
+    Acquisition(LockHandle handle, Thread holder, String holderName, LeasePolicy leases) {
         super(holder);
         this.handle = handle;
-        this.holderName = holder.getName();
+        this.holderName = holderName;
         this.leases = leases;
     }
 
@@ -119,9 +125,28 @@ class Acquisition extends WeakReference<Thread> {
         return refersTo(thread);
     }
 
+    /** Whether the holder still needs the lock: its thread is alive (a task's: it says it is active). */
     boolean isHolderAlive() {
         Thread t = get();
         return t != null && t.isAlive();
+    }
+
+    /** Who held this acquisition and why it no longer needs it, for the log of its reclaim. */
+    String holderGone() {
+        return "Thread '" + holderName + "' died";
+    }
+
+    /** Who holds it, for messages. */
+    String holderText() {
+        return "thread '" + holderName + "'";
+    }
+
+    /** An abort was asked for: a task is told here, a thread is interrupted instead ({@link Delivery}). */
+    void abortRequested(String nodeId) {
+    }
+
+    /** The lock was lost, and the loss listener has been called: a task is told here. */
+    void toldLost(String nodeId, LockLossReason reason) {
     }
 
     /** The store granted the lock at {@code grantedAtNanos}: one hold, lease known until {@code confirmedUntilNanos}. */
@@ -320,6 +345,6 @@ class Acquisition extends WeakReference<Thread> {
     @Override
     public String toString() {
         return "'" + handle.key().name() + "' (" + handle.key().level() + (mode() == LockMode.EXCLUSIVE ? "" : ", " + mode())
-                + ") held by thread '" + holderName + "'";
+                + ") held by " + holderText();
     }
 }

@@ -2,11 +2,13 @@ package io.github.lockmanager.engine;
 
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.LockKey;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * This node's acquisitions. Exclusive ones, at most one per key, sit in one map per level keyed by the caller's
@@ -81,10 +83,21 @@ final class AcquisitionTable {
         exclusive(acquisition.key().level()).remove(acquisition.key().name(), acquisition);
     }
 
+    /** Told of every key an acquisition of this node has left, for waiters that park no thread; set once. */
+    private Consumer<LockKey> goneWatch;
+
+    /** Sets who is told of keys left ({@link AsyncWaits}); before the table is shared with other threads. */
+    void watchGone(Consumer<LockKey> watch) {
+        this.goneWatch = watch;
+    }
+
     /** Takes an ended acquisition out of the table and wakes whoever waits for it to be gone. */
     void retire(Acquisition acquisition) {
         remove(acquisition);
         acquisition.markGone();
+        if (goneWatch != null) {
+            goneWatch.accept(acquisition.key());
+        }
         // a waiter counts itself before it looks, and this reads the count after the mark: one of the two sees the other
         if (permitWaiters > 0 && acquisition.mode() == LockMode.PERMIT) {
             synchronized (permitGone) {

@@ -31,6 +31,7 @@ final class Delivery {
                     + "unlocks or its lease ends", acquisition, nodeId);
             calls.interrupt(holder);
         }
+        acquisition.abortRequested(nodeId);
         events.aborted(acquisition);
     }
 

@@ -8,6 +8,8 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockHandle;
@@ -19,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -56,6 +59,7 @@ final class LockEngine implements LockManager {
     private final Events events;
     private final AdminBean adminBean;
     private final Waits waits;
+    private final AsyncWaits asyncWaits;
 
     private LockEngine(EngineSettings settings) {
         this.settings = settings;
@@ -77,6 +81,8 @@ final class LockEngine implements LockManager {
         this.callLeases = new CallLeases(settings.leases(), keeper);
         this.adminBean = new AdminBean(settings, table, this, heldTooLong);
         this.waits = new Waits(settings, table, keys, events);
+        this.asyncWaits = new AsyncWaits(settings, table, events, lifecycle);
+        table.watchGone(asyncWaits::keyGone);
     }
 
     static LockEngine start(EngineSettings settings) {
@@ -409,6 +415,33 @@ final class LockEngine implements LockManager {
         return waits.await(() -> lockPath(path, mode, level, leases), path, level, mode, maxWait);
     }
 
+    @Override
+    public TaskLock lockForTask(String key, LockLevel level, TaskOptions task) throws LockException {
+        requireArguments(key, level);
+        Require.notNull(task, "task options");
+        return acquirer.acquireForTask(key, level, task, taskLeases(task), asyncWaits);
+    }
+
+    @Override
+    public CompletionStage<TaskLock> lockForTaskAsync(String key, LockLevel level, Duration maxWait, TaskOptions task) {
+        requireValidArguments(key, level);
+        Require.notNull(task, "task options");
+        LeasePolicy leases = taskLeases(task);
+        long budget = Waits.budgetNanos(maxWait);
+        lifecycle.requireOpen();
+        return asyncWaits.start(() -> acquirer.acquireForTask(key, level, task, leases, asyncWaits),
+                keys.storeKey(level, key), budget);
+    }
+
+    private LeasePolicy taskLeases(TaskOptions task) {
+        return task.lease() == null ? settings.leases() : callLeases.of(task.lease());
+    }
+
+    /** How many task waits are under way, for tests. */
+    int taskWaits() {
+        return asyncWaits.size();
+    }
+
     /** This node's acquisitions, for the engine's tests that must stand where no public call stops. */
     AcquisitionTable table() {
         return table;
@@ -433,13 +466,16 @@ final class LockEngine implements LockManager {
         if (!lifecycle.beginClose()) {
             return;
         }
+        asyncWaits.stop();
         List<Acquisition> held = table.held();
-        log.info("Closing lock manager of node '{}': {} locks held; interrupting their holders and waiting up to {} "
-                + "for them to unlock", settings.nodeId(), held.size(), settings.shutdownTimeout());
+        log.info("Closing lock manager of node '{}': {} locks held; interrupting their holders (asking tasks to stop) "
+                + "and waiting up to {} for them to unlock", settings.nodeId(), held.size(), settings.shutdownTimeout());
         for (Acquisition acquisition : held) {
             Thread holder = acquisition.holder();
             if (holder != null && holder != Thread.currentThread()) {
                 calls.interrupt(holder);
+            } else if (holder == null && acquisition.takeAbortDelivery()) {
+                acquisition.abortRequested(settings.nodeId());
             }
         }
         boolean interrupted = awaitHolders(held);

@@ -38,8 +38,9 @@ final class Losses {
         if (holder != null && holder.isAlive()) {
             calls.interrupt(holder);
         }
-        log.error("Lock {} on node '{}' is LOST ({}): {}. The holder thread was interrupted and must stop the work "
-                + "the lock protects; another node may take the key now.", acquisition, nodeId, reason, why(reason));
+        log.error("Lock {} on node '{}' is LOST ({}): {}. The holder {} and must stop the work the lock protects; "
+                        + "another node may take the key now.", acquisition, nodeId, reason, why(reason),
+                holder != null ? "thread was interrupted" : "is told through its listener and its whenEnded stage");
         tell(acquisition, holder, reason);
         return true;
     }
@@ -72,5 +73,6 @@ final class Losses {
         } catch (RuntimeException e) {
             log.error("Lock loss listener failed for lock {} on node '{}'", acquisition, nodeId, e);
         }
+        acquisition.toldLost(nodeId, reason);
     }
 }

@@ -167,10 +167,11 @@ final class Releaser {
      */
     void release(Acquisition acquisition, long leaseEndNanos) {
         boolean ours = pending.release(acquisition.handle(), leaseEndNanos);
-        table.retire(acquisition);
         if (!ours) {
+            // told before the entry leaves the table, so that a task learns of the loss before its lock shows as gone
             losses.lostBeforeRelease(acquisition, LockLossReason.NOT_OWNED);
         }
+        table.retire(acquisition);
         if (!acquisition.isLost()) {
             events.released(acquisition);
         }
@@ -210,8 +211,8 @@ final class Releaser {
         if (!acquisition.end()) {
             return;
         }
-        log.warn("Thread '{}' died holding lock '{}' on node '{}' ({} unbalanced holds): releasing it",
-                acquisition.holderName(), acquisition.key().name(), nodeId, acquisition.holds());
+        log.warn("{} holding lock '{}' on node '{}' ({} holds not given back): releasing it",
+                acquisition.holderGone(), acquisition.key().name(), nodeId, acquisition.holds());
         release(acquisition, acquisition.confirmedUntilNanos());
     }
 

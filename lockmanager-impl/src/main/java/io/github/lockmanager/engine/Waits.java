@@ -123,7 +123,7 @@ final class Waits {
     }
 
     /** The wait's time in nanoseconds; one too long to count in nanoseconds has no end. */
-    private static long budgetNanos(Duration maxWait) {
+    static long budgetNanos(Duration maxWait) {
         Require.notNull(maxWait, "maxWait");
         Require.argument(!maxWait.isNegative(), "maxWait must be zero or more, was %s", maxWait);
         try {

@@ -5,8 +5,10 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * Everything a store must pass: the SPI rules ({@link LockStoreContract}) and the lock manager's behaviour on it
- * ({@link LockManagerContract}, {@link LossContract}), holds lent to guarded work ({@link GuardedHoldContract}), and on a store that supports them, hand-offs
- * between threads of a node ({@link HandOffContract}) and shared and hierarchical locks ({@link LockModeContract}) and permits ({@link PermitContract}). A store gets all of it by one small subclass that names the store:
+ * ({@link LockManagerContract}, {@link LossContract}), holds lent to guarded work ({@link GuardedHoldContract}), locks
+ * owned by a task ({@link TaskLockContract}), and on a store that supports them, hand-offs between threads of a node
+ * ({@link HandOffContract}), shared and hierarchical locks ({@link LockModeContract}) and permits
+ * ({@link PermitContract}). A store gets all of it by one small subclass that names the store:
  *
  * <pre>{@code
  * class MyStoreTckTest extends StoreTck {
@@ -69,6 +71,14 @@ public abstract class StoreTck {
 
     @Nested
     class Permits extends PermitContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+
+    @Nested
+    class Tasks extends TaskLockContract {
         @Override
         protected LockStore store() {
             return StoreTck.this.store();

@@ -8,12 +8,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The threads of a store that wait for a key's release to be announced by the server (PostgreSQL's {@code NOTIFY},
- * Redis' pub/sub), and their wake-up, written once: a waiter is registered before it makes itself known to the
- * releasers, so that a release that sees it always finds it here; the store's listener wakes a key's waiters by its
- * name, or all of them when it stops hearing. Thread-safe; only {@link #await} blocks.
+ * Redis' pub/sub), and their wake-up, written once, for threads that wait and for callbacks of waiters that park
+ * none: a waiter is registered before it makes itself known to the releasers, so that a release that sees it
+ * always finds it here; the store's listener wakes a key's waiters by its name, or all of them when it stops hearing. Thread-safe; only {@link #await} blocks.
  */
 public final class ReleaseWaiters {
     /** Makes a waiter known to the releasers: {@code false} if the key is not held (so there is nothing to wait for). */
@@ -22,7 +23,7 @@ public final class ReleaseWaiters {
         boolean mark() throws LockManagerException;
     }
 
-    private final ConcurrentHashMap<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Set<Runnable>> waiters = new ConcurrentHashMap<>();
 
     /**
      * Waits for a release of {@code key} for at most {@code timeout}, once {@code mark} has made this waiter known.
@@ -32,11 +33,8 @@ public final class ReleaseWaiters {
      */
     public boolean await(String key, Duration timeout, Mark mark) throws LockManagerException, InterruptedException {
         CountDownLatch woken = new CountDownLatch(1);
-        waiters.compute(key, (k, latches) -> {
-            Set<CountDownLatch> all = latches != null ? latches : new HashSet<>();
-            all.add(woken);
-            return all;
-        });
+        Runnable wake = woken::countDown;
+        add(key, wake);
         try {
             if (!mark.mark()) {
                 return false;
@@ -44,18 +42,62 @@ public final class ReleaseWaiters {
             woken.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
             return true;
         } finally {
-            waiters.computeIfPresent(key, (k, latches) -> {
-                latches.remove(woken);
-                return latches.isEmpty() ? null : latches;
-            });
+            remove(key, wake);
         }
+    }
+
+    /**
+     * Runs {@code wake} once, on the listener's thread, when a release of {@code key} is announced or the listener
+     * stops hearing, once {@code mark} has made this waiter known; at once, on this thread, if {@code mark} says no.
+     *
+     * @return what cancels the watch ({@code wake} may still run once after it)
+     */
+    public Runnable watch(String key, Runnable wake, Mark mark) throws LockManagerException {
+        Runnable once = new Runnable() {
+            private final AtomicBoolean ran = new AtomicBoolean();
+
+            @Override
+            public void run() {
+                if (ran.compareAndSet(false, true)) {
+                    wake.run();
+                }
+            }
+        };
+        add(key, once);
+        boolean marked;
+        try {
+            marked = mark.mark();
+        } catch (LockManagerException | RuntimeException e) {
+            remove(key, once);
+            throw e;
+        }
+        if (!marked) {
+            remove(key, once);
+            once.run();
+        }
+        return () -> remove(key, once);
+    }
+
+    private void add(String key, Runnable wake) {
+        waiters.compute(key, (k, all) -> {
+            Set<Runnable> set = all != null ? all : new HashSet<>();
+            set.add(wake);
+            return set;
+        });
+    }
+
+    private void remove(String key, Runnable wake) {
+        waiters.computeIfPresent(key, (k, all) -> {
+            all.remove(wake);
+            return all.isEmpty() ? null : all;
+        });
     }
 
     /** Wakes every waiter of {@code key}. */
     public void wake(String key) {
-        Set<CountDownLatch> woken = waiters.remove(key);
+        Set<Runnable> woken = waiters.remove(key);
         if (woken != null) {
-            woken.forEach(CountDownLatch::countDown);
+            woken.forEach(Runnable::run);
         }
     }
 

@@ -12,6 +12,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.ReleaseWaiters;
 import io.github.lockmanager.store.support.HolderRegistry;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreBuilder;
@@ -261,14 +262,34 @@ public final class JdbcLockStore implements LockStore {
         if (listener == null) {
             return false;
         }
+        return listener.await(key.storageKey(), timeout, markWaiter(key));
+    }
+
+    /** Makes a waiter of {@code key} known to its releasers: the row is marked, so that they notify. */
+    private ReleaseWaiters.Mark markWaiter(LockKey key) throws LockManagerException {
         JdbcStatements sql = statements();
-        return listener.await(key.storageKey(), timeout, () -> calls.call("mark a waiter of lock '" + key.name() + "'",
+        return () -> calls.call("mark a waiter of lock '" + key.name() + "'",
                 (c, remaining) -> {
                     try (PreparedStatement mark = c.prepareStatement(sql.markWaited)) {
                         mark.setString(1, key.storageKey());
                         return mark.executeUpdate() == 1;
                     }
-                }));
+                });
+    }
+
+    /** {@link #awaitRelease} for a waiter that parks no thread: woken by the same listener. */
+    @Override
+    public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
+        PostgresReleaseListener listener = releases;
+        if (listener == null) {
+            return null;
+        }
+        try {
+            return listener.watch(key.storageKey(), wake, markWaiter(key));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     @Override

@@ -52,6 +52,20 @@ final class PostgresReleaseListener {
     }
 
     /**
+     * Runs {@code wake} at the next announced release of {@code storageKey} ({@link ReleaseWaiters#watch}); does not
+     * wait for the listener to start.
+     *
+     * @return what cancels the watch, or {@code null} if the listener is not listening yet
+     */
+    Runnable watch(String storageKey, Runnable wake, ReleaseWaiters.Mark mark)
+            throws LockManagerException, InterruptedException {
+        if (!startListening(0)) {
+            return null;
+        }
+        return waiters.watch(storageKey, wake, mark);
+    }
+
+    /**
      * Waits for a release of {@code storageKey} for at most {@code timeout}, once {@code mark} has made this waiter
      * known.
      *

@@ -10,6 +10,7 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.ReleaseWaiters;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.StoreBuilder;
 import io.lettuce.core.RedisClient;
@@ -318,10 +319,26 @@ public final class RedisLockStore implements LockStore {
     /** Waits for the release's message on the store's channel, after marking the key as waited for (one script). */
     @Override
     public boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
+        return listener.await(key.storageKey(), timeout, markWaiter(key));
+    }
+
+    /** Makes a waiter of {@code key} known to its releasers: the hash is marked, so that they publish. */
+    private ReleaseWaiters.Mark markWaiter(LockKey key) throws LockManagerException {
         RedisAccess access = access();
         String[] keys = {layout.hash(key)};
-        return listener.await(key.storageKey(), timeout, () -> access.call("wait for lock '" + key.name() + "'",
-                attempt -> (Long) access.<List<?>>run(RedisScripts.MARK_WAITED, attempt, keys).get(0) == 1));
+        return () -> access.call("wait for lock '" + key.name() + "'",
+                attempt -> (Long) access.<List<?>>run(RedisScripts.MARK_WAITED, attempt, keys).get(0) == 1);
+    }
+
+    /** {@link #awaitRelease} for a waiter that parks no thread: woken through the same subscription. */
+    @Override
+    public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
+        try {
+            return listener.watch(key.storageKey(), wake, markWaiter(key));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** Every mode: a key's holders share its hash, and one script decides by all of them. */

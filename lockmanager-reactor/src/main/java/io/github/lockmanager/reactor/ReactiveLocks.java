@@ -1,0 +1,90 @@
+package io.github.lockmanager.reactor;
+
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.LockLostException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Task locks for Reactor pipelines. {@link #withLock} takes a lock when the pipeline is subscribed, waiting without a
+ * thread, and releases it when the work completes, fails or is cancelled; if the lock is lost meanwhile, the work is
+ * cancelled and the pipeline fails with {@link LockLostException}.
+ *
+ * <pre>{@code
+ * ReactiveLocks locks = ReactiveLocks.of(lockManager);
+ * Mono<Report> report = locks.withLock("report-" + day, LockLevel.DC, Duration.ofSeconds(5),
+ *         TaskOptions.named("report"), lock -> build(day, lock.getFencingToken()));
+ * }</pre>
+ *
+ * <p>Thread rules: thread-safe and stateless; nothing is taken until a pipeline is subscribed, and each subscription
+ * takes a lock of its own. Releases run on the manager's task threads, never on the subscriber's.
+ */
+public final class ReactiveLocks {
+    private final LockManager manager;
+
+    private ReactiveLocks(LockManager manager) {
+        this.manager = manager;
+    }
+
+    /** Reactive locks of {@code manager}. */
+    public static ReactiveLocks of(LockManager manager) {
+        return new ReactiveLocks(Objects.requireNonNull(manager, "lock manager"));
+    }
+
+    /**
+     * A {@code Mono} that takes {@code key} for a task at each subscription, waiting up to {@code maxWait}
+     * ({@link LockManager#lockForTaskAsync}); the subscriber owns the lock it emits and must close it. Cancelling the
+     * subscription while it waits ends the wait, and a lock granted at that moment is released.
+     * It fails with {@code AlreadyLockedException} if {@code maxWait} passes first.
+     */
+    public Mono<TaskLock> lock(String key, LockLevel level, Duration maxWait, TaskOptions task) {
+        return Mono.defer(() -> {
+            CompletableFuture<TaskLock> waiting = manager.lockForTaskAsync(key, level, maxWait, task).toCompletableFuture();
+            return Mono.fromFuture(waiting, true).doOnCancel(() -> waiting.cancel(false));
+        });
+    }
+
+    /**
+     * Runs {@code work} under {@code key}, held from subscription until the {@code Mono} it returns ends; see the class
+     * documentation for release and loss.
+     */
+    public <T> Mono<T> withLock(String key, LockLevel level, Duration maxWait, TaskOptions task,
+                                Function<? super TaskLock, ? extends Mono<T>> work) {
+        Objects.requireNonNull(work, "work");
+        return Mono.usingWhen(lock(key, level, maxWait, task),
+                held -> guarded(held, Flux.from(work.apply(held))).singleOrEmpty(),
+                ReactiveLocks::release, (held, error) -> release(held), ReactiveLocks::release);
+    }
+
+    /** {@link #withLock} for work that emits many values: the lock is held until the {@code Flux} ends. */
+    public <T> Flux<T> withLockMany(String key, LockLevel level, Duration maxWait, TaskOptions task,
+                                    Function<? super TaskLock, ? extends Publisher<T>> work) {
+        Objects.requireNonNull(work, "work");
+        return Flux.usingWhen(lock(key, level, maxWait, task), held -> guarded(held, Flux.from(work.apply(held))),
+                ReactiveLocks::release, (held, error) -> release(held), ReactiveLocks::release);
+    }
+
+    /** {@code work}, cancelled and failed with {@link LockLostException} once {@code held} is lost. */
+    private static <T> Flux<T> guarded(TaskLock held, Flux<T> work) {
+        // a lock released normally completes its stage with null, which must not end the work
+        Mono<LockLossReason> lost = Mono.fromCompletionStage(held.whenEnded()).switchIfEmpty(Mono.never());
+        return work.takeUntilOther(lost).concatWith(Mono.defer(() -> held.isLost()
+                ? Mono.error(new LockLostException("lock " + held.getLock().getKey() + " of task '"
+                + held.getTaskName() + "' was lost while its work ran: the work was cancelled"))
+                : Mono.empty()));
+    }
+
+    private static Mono<Void> release(TaskLock held) {
+        return Mono.fromCompletionStage(held.releaseAsync());
+    }
+}
