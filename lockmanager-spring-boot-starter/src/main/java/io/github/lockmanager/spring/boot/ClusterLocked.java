@@ -11,7 +11,8 @@ import java.lang.annotation.Target;
 
 /**
  * Runs the method under a cluster-wide lock of the auto-configured {@link io.github.lockmanager.LockManager}: the
- * lock is taken on the calling thread before the method runs and released when it returns or throws. On a
+ * lock is taken on the calling thread before the method runs and released when it returns or throws (for
+ * asynchronous results, when their work ends: see below). On a
  * {@code @Scheduled} method it makes the job run on one node at a time.
  *
  * <pre>{@code
@@ -26,8 +27,14 @@ import java.lang.annotation.Target;
  * <p>Applied by Spring AOP to beans of the application context, so it works only on calls that go through the bean's
  * proxy: a call from the same object ({@code this.ship(order)}) is not locked, nor is a method that is private,
  * final or static. The lock is taken outside {@code @Transactional} on the same method: the transaction begins after
- * the lock is held and ends before it is released. A method returning a {@code Future}, {@code CompletionStage} or
- * reactive {@code Publisher} is refused at startup, since its work would outlive the lock.
+ * the lock is held and ends before it is released.
+ *
+ * <p>A method returning a {@code CompletionStage} or {@code CompletableFuture} holds its lock until the returned stage
+ * completes, and one returning a {@code Mono} or {@code Flux} (with lockmanager-reactor on the class path) from
+ * subscription until it completes, fails or is cancelled, which a lost lock also does. Such a lock belongs to a task
+ * named for the method ({@link io.github.lockmanager.TaskLock}), so it is exclusive and not re-entered; a wait for it
+ * holds no thread; a busy lock fails the returned work ({@code THROW}) or makes it empty ({@code SKIP}). Any other
+ * {@code Future} or reactive {@code Publisher} is refused at startup, since its work would outlive the lock.
  *
  * <p>Nested calls on the same thread with the same key re-enter the lock and cost no store call. Every setting is
  * checked when the bean's proxy is made, so a mistake fails startup naming the method.

@@ -88,6 +88,12 @@ final class ClusterLockedAdvisor extends AbstractPointcutAdvisor {
                 return invocation.proceed();
             }
             String key = locked.key(target, invocation.getArguments(), names, beans);
+            if (locked.returns() == LockedMethod.Returns.STAGE) {
+                return StageLockedCall.invoke(locked, manager.getObject(), key, invocation);
+            }
+            if (locked.returns() == LockedMethod.Returns.REACTIVE) {
+                return ReactiveLockedCall.invoke(locked, manager.getObject(), key, invocation);
+            }
             LockResource lock;
             try {
                 lock = locked.acquire(manager.getObject(), key);

@@ -6,6 +6,7 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
@@ -34,6 +36,9 @@ final class LockedMethod {
 
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final String PUBLISHER = "org.reactivestreams.Publisher";
+    private static final String MONO = "reactor.core.publisher.Mono";
+    private static final String FLUX = "reactor.core.publisher.Flux";
+    private static final String REACTIVE_LOCKS = "io.github.lockmanager.reactor.ReactiveLocks";
 
     private final Method method;
     private final String name;
@@ -49,6 +54,13 @@ final class LockedMethod {
     private final Duration holdAtLeast;
     /** {@code null}: the manager's lease. */
     private final Duration lease;
+    /** What the method returns, which decides who owns the lock and when it is released. */
+    private final Returns returns;
+
+    /** How a call's lock is held: by its thread until it returns, or by a task until its returned work ends. */
+    enum Returns {
+        VALUE, STAGE, REACTIVE
+    }
 
     private LockedMethod(Method method, Class<?> targetClass, ClusterLocked settings) {
         this.method = method;
@@ -78,9 +90,18 @@ final class LockedMethod {
         check(onBusy == OnBusy.WAIT || settings.waitFor().isEmpty(),
                 "waitFor applies to onBusy = WAIT only, and onBusy is " + onBusy);
         Class<?> returns = method.getReturnType();
-        check(!Future.class.isAssignableFrom(returns) && !CompletionStage.class.isAssignableFrom(returns)
-                && !isPublisher(returns), "it returns " + returns.getName() + ", whose work would go on after the "
-                + "method returned and the lock was released; lock inside the asynchronous work instead");
+        this.returns = returns == CompletionStage.class || returns == CompletableFuture.class ? Returns.STAGE
+                : isReactor(returns) ? Returns.REACTIVE : Returns.VALUE;
+        check(this.returns != Returns.VALUE || (!Future.class.isAssignableFrom(returns)
+                        && !CompletionStage.class.isAssignableFrom(returns) && !isPublisher(returns)),
+                "it returns " + returns.getName() + ", whose work would go on after the method returned; a lock is "
+                        + "held until the work ends for CompletionStage, CompletableFuture, Mono and Flux (the last two "
+                        + "with lockmanager-reactor on the class path) only");
+        check(this.returns == Returns.VALUE || (mode == LockMode.EXCLUSIVE && permits == 0),
+                "a method returning " + returns.getSimpleName() + " is locked by a task lock, which is exclusive: "
+                        + "mode SHARED and permits apply to methods that return their result");
+        check(this.returns != Returns.REACTIVE || holdAtLeast == null,
+                "holdAtLeast applies to methods returning a value or a CompletionStage, not to " + returns.getSimpleName());
         check(onBusy != OnBusy.SKIP || !returns.isPrimitive() || returns == void.class,
                 "onBusy = SKIP has no value to return from a method returning " + returns.getName()
                         + "; return void, an object or an Optional");
@@ -177,6 +198,32 @@ final class LockedMethod {
         }
     }
 
+    Returns returns() {
+        return returns;
+    }
+
+    /** The level of every call. */
+    LockLevel level(LockManager manager) {
+        return level != null ? level : manager.getDefaultLevel();
+    }
+
+    /** How long a call waits for its lock: zero unless {@code onBusy} is WAIT. */
+    Duration maxWait() {
+        return onBusy != OnBusy.WAIT ? Duration.ZERO : waitFor != null ? waitFor : FOREVER;
+    }
+
+    OnBusy onBusy() {
+        return onBusy;
+    }
+
+    /** The task a call's lock belongs to: named for the method. */
+    TaskOptions task() {
+        String task = name.length() <= TaskOptions.MAX_NAME_LENGTH ? name
+                : name.substring(name.length() - TaskOptions.MAX_NAME_LENGTH);
+        TaskOptions options = TaskOptions.named(task);
+        return lease != null ? options.lease(lease) : options;
+    }
+
     /** What a skipped call returns. */
     Object skipped() {
         return method.getReturnType() == Optional.class ? Optional.empty() : null;
@@ -207,6 +254,11 @@ final class LockedMethod {
             throw new IllegalStateException(this + ": " + attribute + " '" + value + "' is not a duration such as "
                     + "10s, 500ms or PT1M", e);
         }
+    }
+
+    private static boolean isReactor(Class<?> type) {
+        return (type.getName().equals(MONO) || type.getName().equals(FLUX)) && ClassUtils.isPresent(REACTIVE_LOCKS,
+                LockedMethod.class.getClassLoader());
     }
 
     private static boolean isPublisher(Class<?> type) {

@@ -10,6 +10,8 @@ import io.github.lockmanager.utils.UncheckedLockException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -27,6 +29,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -203,6 +207,48 @@ class ClusterLockedTest {
     }
 
     @Test
+    void aMethodReturningAStageHoldsItsLockUntilTheStageCompletesAndAWaiterParksNoThread() throws Exception {
+        AsyncOrders a = nodeA.getBean(AsyncOrders.class);
+        AsyncOrders b = nodeB.getBean(AsyncOrders.class);
+        LockManager manager = nodeA.getBean(LockManager.class);
+        CompletableFuture<String> work = new CompletableFuture<>();
+
+        CompletableFuture<String> running = a.export(7, work);
+
+        assertThat(running).isNotDone();
+        assertThat(manager.isLocked("export-7")).as("held after the method returned").isTrue();
+        assertThatThrownBy(() -> b.export(7, CompletableFuture.completedFuture("x")).join())
+                .hasCauseInstanceOf(AlreadyLockedException.class);
+        CompletableFuture<String> waiting = b.exportWhenFree(7).toCompletableFuture();
+        assertThat(waiting).isNotDone();
+
+        work.complete("done");
+
+        assertThat(running.get(30, TimeUnit.SECONDS)).isEqualTo("done");
+        assertThat(waiting.get(30, TimeUnit.SECONDS)).isEqualTo("exported 7");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !manager.isLocked("export-7"));
+    }
+
+    @Test
+    void aMethodReturningAMonoRunsAtSubscriptionAndHoldsItsLockUntilTheMonoEnds() throws Exception {
+        AsyncOrders a = nodeA.getBean(AsyncOrders.class);
+        LockManager manager = nodeA.getBean(LockManager.class);
+        Sinks.One<String> result = Sinks.one();
+        int before = a.subscriptions();
+
+        Mono<String> stream = a.stream(8, result.asMono());
+
+        assertThat(a.subscriptions()).as("not run before subscription").isEqualTo(before);
+        assertThat(manager.isLocked("stream-8")).isFalse();
+        CompletableFuture<String> got = stream.toFuture();
+        await().atMost(Duration.ofSeconds(30)).until(() -> manager.isLocked("stream-8"));
+        assertThat(a.subscriptions()).isEqualTo(before + 1);
+        result.tryEmitValue("streamed");
+        assertThat(got.get(30, TimeUnit.SECONDS)).isEqualTo("streamed");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !manager.isLocked("stream-8"));
+    }
+
+    @Test
     void mistakesFailStartupNamingTheMethod() {
         assertThatThrownBy(() -> BootApps.start(SkipsAnInt.class, WebApplicationType.NONE,
                 BootApps.postgres(CLIENT, "node-c")))
@@ -214,7 +260,7 @@ class ClusterLockedTest {
                 BootApps.postgres(CLIENT, "node-c")))
                 .rootCause()
                 .hasMessageContaining("AsyncJob.start")
-                .hasMessageContaining("CompletableFuture");
+                .hasMessageContaining("FutureTask");
         assertThatThrownBy(() -> BootApps.start(BadDuration.class, WebApplicationType.NONE,
                 BootApps.postgres(CLIENT, "node-c")))
                 .satisfies(e -> assertThat(BootApps.messages(e))
@@ -245,8 +291,34 @@ class ClusterLockedTest {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    @Import(Orders.class)
+    @Import({Orders.class, AsyncOrders.class})
     static class App {
+    }
+
+    /** Methods whose work goes on after they return: the lock is held until it ends. */
+    public static class AsyncOrders {
+        private final AtomicInteger subscribed = new AtomicInteger();
+
+        /** How many times {@link #stream} ran; a method, since a field read goes to the proxy, not the bean. */
+        public int subscriptions() {
+            return subscribed.get();
+        }
+
+        @ClusterLocked(key = "export-#{#id}")
+        public CompletableFuture<String> export(long id, CompletableFuture<String> work) {
+            return work;
+        }
+
+        @ClusterLocked(key = "export-#{#id}", onBusy = ClusterLocked.OnBusy.WAIT, waitFor = "30s")
+        public CompletionStage<String> exportWhenFree(long id) {
+            return CompletableFuture.completedFuture("exported " + id);
+        }
+
+        @ClusterLocked(key = "stream-#{#id}")
+        public Mono<String> stream(long id, Mono<String> work) {
+            subscribed.incrementAndGet();
+            return work;
+        }
     }
 
     public static class Orders {
@@ -410,8 +482,8 @@ class ClusterLockedTest {
 
     public static class AsyncJob {
         @ClusterLocked
-        public CompletableFuture<Void> start() {
-            return CompletableFuture.completedFuture(null);
+        public FutureTask<Void> start() {
+            return new FutureTask<>(() -> null);
         }
     }
 

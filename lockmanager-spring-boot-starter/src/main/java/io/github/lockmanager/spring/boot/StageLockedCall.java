@@ -1,0 +1,81 @@
+package io.github.lockmanager.spring.boot;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A call of a {@link ClusterLocked} method that returns a {@code CompletionStage}: its lock belongs to a task, taken
+ * without blocking the caller when it waits, and released when the returned stage completes, however it completes.
+ * A busy lock fails the returned stage ({@code THROW}) or completes it with {@code null} ({@code SKIP}).
+ */
+final class StageLockedCall {
+    private StageLockedCall() {
+    }
+
+    static CompletableFuture<Object> invoke(LockedMethod locked, LockManager manager, String key,
+                                            MethodInvocation invocation) {
+        // proceeding after this call has returned needs a copy of the invocation, as Spring's own async advice does
+        MethodInvocation later = locked.onBusy() == OnBusy.WAIT && invocation instanceof ProxyMethodInvocation proxy
+                ? proxy.invocableClone() : invocation;
+        CompletionStage<TaskLock> lock = locked.onBusy() == OnBusy.WAIT
+                ? manager.lockForTaskAsync(key, locked.level(manager), locked.maxWait(), locked.task())
+                : tryNow(locked, manager, key);
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        lock.whenComplete((held, failure) -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                if (cause instanceof AlreadyLockedException && locked.onBusy() == OnBusy.SKIP) {
+                    result.complete(null);
+                } else {
+                    result.completeExceptionally(cause);
+                }
+                return;
+            }
+            run(locked, held, later, result);
+        });
+        return result;
+    }
+
+    private static CompletionStage<TaskLock> tryNow(LockedMethod locked, LockManager manager, String key) {
+        try {
+            return CompletableFuture.completedFuture(manager.lockForTask(key, locked.level(manager), locked.task()));
+        } catch (LockException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static void run(LockedMethod locked, TaskLock held, MethodInvocation invocation,
+                            CompletableFuture<Object> result) {
+        CompletionStage<?> work;
+        try {
+            work = (CompletionStage<?>) invocation.proceed();
+        } catch (Throwable t) {
+            locked.release(held);
+            result.completeExceptionally(t);
+            return;
+        }
+        if (work == null) {
+            locked.release(held);
+            result.complete(null);
+            return;
+        }
+        work.whenComplete((value, failure) -> {
+            locked.release(held);
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else {
+                result.complete(value);
+            }
+        });
+    }
+}
