@@ -52,14 +52,14 @@ final class PostgresReleaseListener {
     }
 
     /**
-     * Runs {@code wake} at the next announced release of {@code storageKey} ({@link ReleaseWaiters#watch}); does not
-     * wait for the listener to start.
+     * Runs {@code wake} at the next announced release of {@code storageKey} ({@link ReleaseWaiters#watch}); the
+     * first call waits for the listener to start, as a first {@code await} does.
      *
-     * @return what cancels the watch, or {@code null} if the listener is not listening yet
+     * @return what cancels the watch, or {@code null} if the listener is not listening
      */
     Runnable watch(String storageKey, Runnable wake, ReleaseWaiters.Mark mark)
             throws LockManagerException, InterruptedException {
-        if (!startListening(0)) {
+        if (!startListening(START_MILLIS)) {
             return null;
         }
         return waiters.watch(storageKey, wake, mark);

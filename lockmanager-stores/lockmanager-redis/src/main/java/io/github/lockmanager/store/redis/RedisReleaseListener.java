@@ -41,14 +41,14 @@ final class RedisReleaseListener {
     }
 
     /**
-     * Runs {@code wake} at the next announced release of {@code storageKey} ({@link ReleaseWaiters#watch}); does not
-     * wait for the listener to start.
+     * Runs {@code wake} at the next announced release of {@code storageKey} ({@link ReleaseWaiters#watch}); the
+     * first call waits for the listener to start, as a first {@code await} does.
      *
-     * @return what cancels the watch, or {@code null} if the listener is not listening yet
+     * @return what cancels the watch, or {@code null} if the listener is not listening
      */
     Runnable watch(String storageKey, Runnable wake, ReleaseWaiters.Mark mark)
             throws LockManagerException, InterruptedException {
-        if (!listening(0)) {
+        if (!listening(START_MILLIS)) {
             return null;
         }
         return waiters.watch(storageKey, wake, mark);
