@@ -335,6 +335,7 @@ public interface LockManager extends AutoCloseable {
      * @param maxWait how long to wait at most: {@link Duration#ZERO} tries once, a duration too long to count in
      *                nanoseconds waits until the lock is taken
      * @throws IllegalArgumentException if the key, the options' lease or {@code maxWait} is invalid
+     * @throws IllegalStateException    if the manager is closed or closing
      */
     CompletionStage<TaskLock> lockForTaskAsync(String key, LockLevel level, Duration maxWait, TaskOptions task);
 

@@ -89,6 +89,23 @@ public abstract class TaskLockContract extends ContractNodes {
     }
 
     @Test
+    void aTaskLockHeldAtLeastKeepsItsKeyLockedAfterTheTaskIsDone() throws Exception {
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).renewalInterval(Duration.ofMillis(200)));
+        LockManager b = node("b");
+        TaskLock lock = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export"));
+
+        lock.closeHeldAtLeast(Duration.ofSeconds(2));
+
+        assertThat(lock.whenEnded().toCompletableFuture().get(30, TimeUnit.SECONDS)).isNull();
+        assertThatThrownBy(() -> b.lock("job")).as("kept after the task let go").isInstanceOf(AlreadyLockedException.class);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(AlreadyLockedException.class)
+                .until(() -> {
+                    b.lock("job").close();
+                    return true;
+                });
+    }
+
+    @Test
     void aTaskLockLostWhileNoThreadIsInsideEndsItsStageTellsItsListenerAndRefusesWork() throws Exception {
         InstrumentedStore store = new InstrumentedStore(store());
         LockManager a = start(nodeBuilder("a", store).lease(Duration.ofSeconds(3)).renewalInterval(Duration.ofMillis(200)));
