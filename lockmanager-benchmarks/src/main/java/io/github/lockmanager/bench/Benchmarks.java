@@ -106,6 +106,7 @@ public final class Benchmarks {
         Report report = new Report();
         jmh(settings, report);
         HeapBench.run(settings, report);
+        HeapBench.runTaskWaiters(settings, report);
         try (InMemorySubject memory = new InMemorySubject()) {
             new StoreBench(memory, settings.withCyclesTimes(IN_MEMORY_CYCLES_FACTOR).withWarmUpOf(IN_MEMORY_WARM_UP),
                     report).run();
@@ -281,6 +282,10 @@ public final class Benchmarks {
                 + "read-modify-write of a value in the lock's own row (`HBaseRowData`) against lock, get, put, unlock.\n"
                 + "14. Bursts of 100 lock+unlock of one key on the in-memory store, " + Rounds.ROUNDS
                 + " alternating rounds: a manager with `heldTooLongThreshold` set against one without.\n"
+                + "16. Waiters of `lockForTaskAsync` for one key held by a task, which park no thread: the bytes of "
+                + "live objects before and after they are parked, against as many `CompletableFuture`s each with a "
+                + "timer of a `ScheduledThreadPoolExecutor`, the least a wait with a deadline holds; the threads the "
+                + "manager added for them in the note.\n"
                 + "15. Eight threads each take one of 8 permits of one key and give it back (never refused), against "
                 + "eight threads locking distinct keys in the same run, side by side for the throughput time in one "
                 + "round; the store calls per cycle come from a counted pass of 100 cycles first. On Redis too, which "

@@ -1,6 +1,9 @@
 package io.github.lockmanager.bench;
 
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 
@@ -9,13 +12,19 @@ import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Reference;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Figure 6: heap bytes per held lock (engine table and in-memory store), against a map entry per key.
+ * Figure 6: heap bytes per held lock (engine table and in-memory store), against a map entry per key; figure 16:
+ * heap bytes per waiter of a task lock, against a bare future with a timer.
  *
  * <p>Counted twice. The figure is the bytes of the objects the locks keep reachable, from the JVM's class histogram
  * of live objects (each object at its own size). Beside it, the heap in use after full GCs: under G1 an array of
@@ -40,6 +49,67 @@ final class HeapBench {
                         + "store record) vs a ConcurrentHashMap entry per key, live objects by the class histogram; "
                         + "key strings excluded from both. Heap in use after full GCs: %s against %s (G1 gives a "
                         + "1 MiB map table two regions)", n, bytes(perLock.usedBytes), bytes(perEntry.usedBytes)));
+    }
+
+    /**
+     * Figure 16: heap per waiter of {@code lockForTaskAsync} for one key held by a task, against the least an
+     * asynchronous wait with a deadline needs: a {@code CompletableFuture} and a timer of a scheduled executor.
+     */
+    static void runTaskWaiters(Settings settings, Report report) throws Exception {
+        int n = Math.max(1_000, settings.heapLocks() / 10);
+        Footprint before = Footprint.now();
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1);
+        timers.setRemoveOnCancelPolicy(true);
+        List<CompletableFuture<Object>> bare = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            CompletableFuture<Object> future = new CompletableFuture<>();
+            ScheduledFuture<?> timer = timers.schedule(() -> future.complete(null), 10, TimeUnit.MINUTES);
+            future.whenComplete((v, e) -> timer.cancel(false));
+            bare.add(future);
+        }
+        Footprint perBare = Footprint.now().growthPerItemSince(before, n);
+        bare.forEach(f -> f.cancel(false));
+        timers.shutdownNow();
+        bare = null;
+
+        before = Footprint.now();
+        int threadsBefore;
+        int threadsAdded;
+        Footprint perWaiter;
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("waiters")
+                .waitPollInterval(Duration.ofMinutes(10)).build()) {
+            TaskLock holder = manager.lockForTask("hot", LockLevel.DC, TaskOptions.named("holder"));
+            threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+            List<CompletableFuture<TaskLock>> waiters = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                waiters.add(manager.lockForTaskAsync("hot", LockLevel.DC, Duration.ofMinutes(10),
+                        TaskOptions.named("w" + i)).toCompletableFuture());
+            }
+            // each waiter's first try is refused on a task thread before it parks
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            int idleLooks = 0;
+            while (idleLooks < 3 && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(100);
+                idleLooks = taskThreadsIdle() ? idleLooks + 1 : 0;
+            }
+            perWaiter = Footprint.now().growthPerItemSince(before, n);
+            threadsAdded = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
+            waiters.forEach(w -> w.cancel(false));
+            holder.close();
+        }
+        report.add("16. heap per task lock waiter", "in-memory", bytes(perWaiter.liveBytes), bytes(perBare.liveBytes),
+                perWaiter.liveBytes / perBare.liveBytes, String.format(Locale.ROOT, "%,d waiters of lockForTaskAsync "
+                        + "for one key a task holds (future, options, waiter, timer) vs a CompletableFuture and a "
+                        + "10-minute timer each; live objects by the class histogram; %d threads added for all of "
+                        + "them (the manager's task threads)", n, threadsAdded));
+    }
+
+    /** Whether the manager's task threads wait for work: every waiter has had its first try and is parked. */
+    private static boolean taskThreadsIdle() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().equals("lockmanager-waiters-tasks"))
+                .allMatch(e -> e.getKey().getState() == Thread.State.TIMED_WAITING
+                        || e.getKey().getState() == Thread.State.WAITING);
     }
 
     /** The growth per item of {@code n} held locks, and of a map of {@code n} entries. */
