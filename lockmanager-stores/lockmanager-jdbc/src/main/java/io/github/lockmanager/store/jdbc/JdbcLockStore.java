@@ -259,37 +259,25 @@ public final class JdbcLockStore implements LockStore {
     @Override
     public boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
         PostgresReleaseListener listener = releases;
-        if (listener == null) {
-            return false;
-        }
-        return listener.await(key.storageKey(), timeout, markWaiter(key));
-    }
-
-    /** Makes a waiter of {@code key} known to its releasers: the row is marked, so that they notify. */
-    private ReleaseWaiters.Mark markWaiter(LockKey key) throws LockManagerException {
-        JdbcStatements sql = statements();
-        return () -> calls.call("mark a waiter of lock '" + key.name() + "'",
-                (c, remaining) -> {
-                    try (PreparedStatement mark = c.prepareStatement(sql.markWaited)) {
-                        mark.setString(1, key.storageKey());
-                        return mark.executeUpdate() == 1;
-                    }
-                });
+        return listener != null && listener.await(key.storageKey(), timeout, markWaiter(key));
     }
 
     /** {@link #awaitRelease} for a waiter that parks no thread: woken by the same listener. */
     @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         PostgresReleaseListener listener = releases;
-        if (listener == null) {
-            return null;
-        }
-        try {
-            return listener.watch(key.storageKey(), wake, markWaiter(key));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        return listener == null ? null : listener.watch(key.storageKey(), wake, markWaiter(key));
+    }
+
+    /** Makes a waiter of {@code key} known to its releasers: the row is marked, so that they notify. */
+    private ReleaseWaiters.Mark markWaiter(LockKey key) throws LockManagerException {
+        JdbcStatements sql = statements();
+        return () -> calls.call("mark a waiter of lock '" + key.name() + "'", (c, remaining) -> {
+            try (PreparedStatement mark = c.prepareStatement(sql.markWaited)) {
+                mark.setString(1, key.storageKey());
+                return mark.executeUpdate() == 1;
+            }
+        });
     }
 
     @Override

@@ -57,9 +57,14 @@ final class PostgresReleaseListener {
      *
      * @return what cancels the watch, or {@code null} if the listener is not listening
      */
-    Runnable watch(String storageKey, Runnable wake, ReleaseWaiters.Mark mark)
-            throws LockManagerException, InterruptedException {
-        if (!startListening(START_MILLIS)) {
+    Runnable watch(String storageKey, Runnable wake, ReleaseWaiters.Mark mark) throws LockManagerException {
+        try {
+            if (!startListening(START_MILLIS)) {
+                return null;
+            }
+        } catch (InterruptedException e) {
+            // the caller polls instead, and learns of the interrupt from its flag
+            Thread.currentThread().interrupt();
             return null;
         }
         return waiters.watch(storageKey, wake, mark);

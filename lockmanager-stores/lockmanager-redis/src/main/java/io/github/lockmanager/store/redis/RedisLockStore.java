@@ -333,12 +333,7 @@ public final class RedisLockStore implements LockStore {
     /** {@link #awaitRelease} for a waiter that parks no thread: woken through the same subscription. */
     @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
-        try {
-            return listener.watch(key.storageKey(), wake, markWaiter(key));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        return listener.watch(key.storageKey(), wake, markWaiter(key));
     }
 
     /** Every mode: a key's holders share its hash, and one script decides by all of them. */
