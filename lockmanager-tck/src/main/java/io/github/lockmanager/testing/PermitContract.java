@@ -210,7 +210,8 @@ public abstract class PermitContract extends ContractNodes {
 
     @Test
     void aWaiterIsWokenByAReleaseOfAnyPermitOfItsNode() throws Exception {
-        LockManager a = node("a");
+        // a poll interval beyond the test's patience: only the release can wake the waiter in time
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).waitPollInterval(Duration.ofMinutes(10)));
         HeldElsewhere one = holdInThread("one", () -> a.lockPermit("pool", 2, LockLevel.XDC), false);
         HeldElsewhere two = holdInThread("two", () -> a.lockPermit("pool", 2, LockLevel.XDC), false);
         AtomicReference<Object> waited = new AtomicReference<>();
