@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.hbase;
 
 import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
@@ -34,16 +35,20 @@ class HBaseRoundTripsTest {
             cycle(LockKey.xdc(client, "warm-" + i), "warm");
         }
 
-        long before = HBaseCluster.regionServerRequests();
-        for (int i = 0; i < CYCLES; i++) {
-            cycle(LockKey.xdc(client, "fresh-" + i), "fresh");
-        }
-        long fresh = HBaseCluster.regionServerRequests() - before;
-        before = HBaseCluster.regionServerRequests();
-        for (int i = 0; i < CYCLES; i++) {
-            cycle(known, "again-" + i);
-        }
-        long again = HBaseCluster.regionServerRequests() - before;
+        int[] round = {0};
+        long fresh = leastRpcs(() -> {
+            round[0]++;
+            for (int i = 0; i < CYCLES; i++) {
+                cycle(LockKey.xdc(client, "fresh-" + round[0] + "-" + i), "fresh");
+            }
+            return () -> { };
+        });
+        long again = leastRpcs(() -> {
+            for (int i = 0; i < CYCLES; i++) {
+                cycle(known, "again-" + i);
+            }
+            return () -> { };
+        });
 
         assertThat(again).as("RPCs of %d cycles on a known key", CYCLES).isEqualTo(2L * CYCLES);
         assertThat(fresh).as("RPCs of %d cycles on new keys", CYCLES).isEqualTo(2L * CYCLES);
@@ -103,27 +108,56 @@ class HBaseRoundTripsTest {
         assertThat(store.acquire(LockRequest.of(reader, "node", "thread", LockMode.SHARED), LEASE).isAcquired()).isTrue();
         assertThat(store.release(reader)).isTrue();
 
-        long before = HBaseCluster.regionServerRequests();
-        LockHandle shared = new LockHandle(readKey, "reader");
-        assertThat(store.acquire(LockRequest.of(shared, "node", "thread", LockMode.SHARED), LEASE).isAcquired()).isTrue();
-        long sharedGrant = HBaseCluster.regionServerRequests() - before;
-        before = HBaseCluster.regionServerRequests();
+        long sharedGrant = leastRpcs(() -> {
+            LockHandle shared = new LockHandle(readKey, "reader-" + UUID.randomUUID());
+            assertThat(store.acquire(LockRequest.of(shared, "node", "thread", LockMode.SHARED), LEASE).isAcquired())
+                    .isTrue();
+            return () -> assertThat(store.release(shared)).isTrue();
+        });
+        long granted = leastRpcs(() -> {
+            LockHandle permit = new LockHandle(key, "permit-" + UUID.randomUUID());
+            assertThat(store.acquire(LockRequest.permit(permit, "node", "thread", 1), LEASE).isAcquired()).isTrue();
+            return () -> assertThat(store.release(permit)).isTrue();
+        });
         LockHandle first = new LockHandle(key, "first");
         assertThat(store.acquire(LockRequest.permit(first, "node", "thread", 1), LEASE).isAcquired()).isTrue();
-        long granted = HBaseCluster.regionServerRequests() - before;
         HBaseLockStore otherNode = HBaseLockStore.builder(HBaseCluster.connection()).tableName("lockmanager_round_trips")
                 .build();
         otherNode.read(key);
-        before = HBaseCluster.regionServerRequests();
-        var refused = otherNode.acquire(LockRequest.permit(new LockHandle(key, "other"), "other", "thread", 1), LEASE);
-        long refusal = HBaseCluster.regionServerRequests() - before;
+        AcquireResult[] refused = new AcquireResult[1];
+        long refusal = leastRpcs(() -> {
+            refused[0] = otherNode.acquire(LockRequest.permit(new LockHandle(key, "other"), "other", "thread", 1), LEASE);
+            return () -> { };
+        });
 
-        assertThat(refused.isAcquired()).isFalse();
-        assertThat(refused.record().handle()).isEqualTo(first);
+        assertThat(refused[0].isAcquired()).isFalse();
+        assertThat(refused[0].record().handle()).isEqualTo(first);
         assertThat(granted).as("RPCs of a permit granted").isEqualTo(sharedGrant);
         assertThat(refusal).as("RPCs of a permit refused on another node").isEqualTo(2);
         assertThat(store.release(first)).isTrue();
-        assertThat(store.release(shared)).isTrue();
+    }
+
+    /**
+     * The least RPCs of three runs of {@code counted}, each undone after it was counted: the mini cluster's master reads
+     * meta now and then on its own, and such a background RPC only ever adds to a window.
+     */
+    private static long leastRpcs(Counted counted) throws Exception {
+        long least = Long.MAX_VALUE;
+        for (int run = 0; run < 3; run++) {
+            long before = HBaseCluster.regionServerRequests();
+            Undo undo = counted.run();
+            least = Math.min(least, HBaseCluster.regionServerRequests() - before);
+            undo.run();
+        }
+        return least;
+    }
+
+    private interface Counted {
+        Undo run() throws Exception;
+    }
+
+    private interface Undo {
+        void run() throws Exception;
     }
 
     private void cycle(LockKey key, String owner) throws Exception {
