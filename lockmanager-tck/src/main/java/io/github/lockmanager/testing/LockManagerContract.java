@@ -7,15 +7,18 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.spi.LockKey;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The lock manager's behaviour on a store while locks are held and given back, in real time: holds and re-entry,
@@ -322,6 +325,33 @@ public abstract class LockManagerContract extends ContractNodes {
         LockManager b = node("b");
         dieHolding(a, "job");
         await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
+    }
+
+    @Test
+    void aThreadWaitingForAnotherNodesKeyIsWokenByTheStoresAnnouncementWhereItHasThem() throws Exception {
+        LockResource held = node("b").lock("job");
+        LockKey key = LockKey.of(LockLevel.DC, "farm1", clientId, "job");
+        assumeTrue(store().awaitRelease(key, Duration.ofMillis(50)),
+                () -> "store " + store() + " does not announce releases: its waiters poll");
+        // through a wrapper, which passes the wait on, and with a poll interval beyond the test's patience
+        InstrumentedStore counted = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", counted).waitPollInterval(Duration.ofMinutes(10)));
+        HeldElsewhere waiter = new HeldElsewhere();
+        waiter.thread = spawn("waiter", () -> {
+            try (LockResource lock = a.waitForLock("job", Duration.ofMinutes(5))) {
+                waiter.resource = lock;
+                waiter.acquired.countDown();
+            } catch (Exception e) {
+                waiter.failure.set(e);
+                waiter.acquired.countDown();
+            }
+        });
+        await().atMost(Duration.ofSeconds(30)).until(() -> counted.calls("awaitRelease") > 0);
+
+        held.close();
+
+        assertThat(waiter.acquired.await(30, TimeUnit.SECONDS)).as("the waiter took the lock").isTrue();
+        assertThat(waiter.failure.get()).as("the waiter's failure").isNull();
     }
 
     @Test

@@ -214,9 +214,8 @@ public abstract class TaskLockContract extends ContractNodes {
         Runnable unwatch = store.watchRelease(key, () -> { });
         assumeTrue(unwatch != null, () -> "store " + store + " does not announce releases: its waiters poll");
         unwatch.run();
-        // the store itself, not a counting wrapper, and a poll interval beyond the test's patience
-        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store)).store(store)
-                .waitPollInterval(Duration.ofMinutes(10)));
+        // through a wrapper, which passes the watch on, and with a poll interval beyond the test's patience
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store)).waitPollInterval(Duration.ofMinutes(10)));
         CompletableFuture<TaskLock> waiter = a.lockForTaskAsync("job", LockLevel.DC, Duration.ofMinutes(5),
                 TaskOptions.named("t")).toCompletableFuture();
         await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(30)).until(() -> !waiter.isDone());
