@@ -84,6 +84,12 @@ final class HBaseCluster {
         // HDFS doubles the start-up. The local file system cannot sync a write-ahead log, which HBase then only
         // has to be told to accept
         util.getConfiguration().setBoolean("hbase.unsafe.stream.capability.enforce", false);
+        // the region server shares the tests' heap: without these, each region written to takes a 2 MiB memstore
+        // chunk (the lock tables have 256 regions each), and caches may take 80% of the heap, which ran a test JVM
+        // out of memory on a loaded CI run
+        util.getConfiguration().setBoolean("hbase.hregion.memstore.mslab.enabled", false);
+        util.getConfiguration().setFloat("hfile.block.cache.size", 0.1f);
+        util.getConfiguration().setFloat("hbase.regionserver.global.memstore.size", 0.2f);
         util.startMiniZKCluster();
         util.startMiniHBaseCluster();
         System.out.printf("HBase mini cluster started in %d ms%n", (System.nanoTime() - start) / 1_000_000);
