@@ -13,8 +13,11 @@ import java.util.concurrent.CompletionStage;
  * the store when its last hold is given back, unless another thread of this node waits for it: then that thread's
  * acquisition may take the record over (a hand-off, see {@link #waitForLock(String, Duration)}). A hold kept
  * unbalanced keeps the lock for as long as the thread lives; once the thread has died its locks are released. An
- * {@link #unlock} that gives back nothing is an error ({@link IllegalMonitorStateException}), as in
- * {@link java.util.concurrent.locks.ReentrantLock}; closing a {@link LockResource} twice is not. Code that moves
+ * {@link #unlock} by a thread that holds no exclusive lock of the key changes nothing and logs a warning (Hippo's
+ * rule: an unlock in a {@code finally} block after a refused lock is harmless); {@code ClusterLock}, the
+ * {@link java.util.concurrent.locks.Lock} view in {@code lockmanager-utils}, throws
+ * {@link IllegalMonitorStateException} instead, as that interface requires. Closing a {@link LockResource} twice is
+ * not an error either. Code that moves
  * between threads takes a lock for a task instead ({@link #lockForTask}, {@link #lockForTaskAsync}): a
  * {@link TaskLock} belongs to no thread and is told of aborts and losses rather than interrupted.
  *
@@ -174,11 +177,12 @@ public interface LockManager extends AutoCloseable {
      * the lock in the store (a lost lock's hold is given back all the same). A store failure while releasing is
      * logged and the release retried in the background; it is never thrown.
      *
-     * @throws IllegalMonitorStateException if the calling thread holds no exclusive lock on {@code key} (its message
-     *                                      says so when the thread holds the key in another mode: such a hold is
-     *                                      given back by closing its {@link LockResource}); nothing changes then
-     * @throws IllegalArgumentException     if the key is invalid
-     * @throws IllegalStateException        if this manager is closed
+     * <p>A thread that holds no exclusive lock on {@code key} (never took it, gave it back already, or holds it in
+     * another mode, whose hold is given back by closing its {@link LockResource}) changes nothing: a warning naming
+     * the thread and the key is logged, and the call returns.
+     *
+     * @throws IllegalArgumentException if the key is invalid
+     * @throws IllegalStateException    if this manager is closed
      */
     void unlock(String key);
 

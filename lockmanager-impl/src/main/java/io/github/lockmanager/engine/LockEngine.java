@@ -227,18 +227,24 @@ final class LockEngine implements LockManager {
         unlockNotHeld(key, level);
     }
 
-    /** An unlock by a thread that holds no exclusive lock of the key: an error, as ReentrantLock's is. */
+    /**
+     * An unlock by a thread that holds no exclusive lock of the key: Hippo's rule, which callers that unlock in a
+     * {@code finally} block rely on, is a logged warning and nothing else (ClusterLock, a j.u.c. Lock, throws).
+     */
     private void unlockNotHeld(String key, LockLevel level) {
         Thread me = Thread.currentThread();
         lifecycle.requireNotClosed();
         LockKey.requireName(key);
         LockMode heldIn = nonExclusiveHold(key, level, me);
-        throw new IllegalMonitorStateException(heldIn != null
-                ? "thread '" + me.getName() + "' holds lock '" + key + "' (" + level + ") " + heldIn + " on node '"
-                + settings.nodeId() + "', and unlock gives back exclusive holds only: close the LockResource that "
-                + "took it"
-                : "thread '" + me.getName() + "' holds no lock '" + key + "' (" + level + ") on node '"
-                + settings.nodeId() + "' to unlock (never taken, or already given back)");
+        if (heldIn != null) {
+            log.warn("Thread '{}' called unlock('{}') ({}) on node '{}' but holds that lock {}; unlock gives back "
+                    + "exclusive holds only, so nothing was given back: close the LockResource that took it",
+                    me.getName(), key, level, settings.nodeId(), heldIn);
+        } else {
+            log.warn("Thread '{}' called unlock('{}') ({}) on node '{}' without holding that lock (never taken, "
+                    + "already given back, or taken by another thread): nothing was given back", me.getName(), key,
+                    level, settings.nodeId());
+        }
     }
 
     /** The mode of a non-exclusive hold of {@code key} by {@code thread}, if it has one. */

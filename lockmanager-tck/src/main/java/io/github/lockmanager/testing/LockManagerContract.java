@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,25 +159,30 @@ public abstract class LockManagerContract extends ContractNodes {
     }
 
     @Test
-    void unlockByANonHolderIsAnErrorAndChangesNothing() throws Exception {
+    void unlockByANonHolderOnlyWarnsAndChangesNothing() throws Exception {
+        // Hippo's contract: an unlock in a finally block by a thread that never got the lock is harmless
         LockManager a = node("a");
         LockManager b = node("b");
         LockResource held = a.lock("job");
         AtomicReference<Throwable> otherThread = new AtomicReference<>();
+        AtomicBoolean otherReturned = new AtomicBoolean();
         Thread other = spawn("not-the-holder", () -> {
             try {
                 a.unlock("job");
+                otherReturned.set(true);
             } catch (Throwable t) {
                 otherThread.set(t);
             }
         });
         other.join(10_000);
-        assertThat(otherThread.get()).isInstanceOf(IllegalMonitorStateException.class)
-                .hasMessageContaining("thread 'not-the-holder' holds no lock 'job'");
-        assertThatThrownBy(() -> b.unlock("job")).isInstanceOf(IllegalMonitorStateException.class);
-        assertThatThrownBy(() -> a.unlock("never-locked")).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(otherThread.get()).isNull();
+        assertThat(otherReturned).isTrue();
+        b.unlock("job");
+        a.unlock("never-locked");
         assertThat(b.isLocked("job")).isTrue();
+        assertThat(a.isLocked("job")).isTrue();
         assertThat(held.isClosed()).isFalse();
+        assertThat(held.isLost()).isFalse();
         held.close();
         held.close();
         assertThat(b.isLocked("job")).as("a resource closed twice: no error, released once").isFalse();

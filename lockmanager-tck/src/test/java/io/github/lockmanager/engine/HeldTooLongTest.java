@@ -9,9 +9,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,14 +26,12 @@ class HeldTooLongTest {
     private static final Duration THRESHOLD = Duration.ofSeconds(10);
 
     private final ManualTimeSource time = new ManualTimeSource();
-    private final ByteArrayOutputStream log = new ByteArrayOutputStream();
-    private PrintStream stderr;
+    private StderrLog log;
     private LockManager manager;
 
     @BeforeEach
     void captureLog() {
-        stderr = System.err;
-        System.setErr(new PrintStream(new TeeStream(log, stderr), true, StandardCharsets.UTF_8));
+        log = new StderrLog();
     }
 
     @AfterEach
@@ -44,7 +39,7 @@ class HeldTooLongTest {
         if (manager != null) {
             manager.close();
         }
-        System.setErr(stderr);
+        log.close();
     }
 
     private LockManager manager(LockManagerBuilder builder) throws Exception {
@@ -54,7 +49,7 @@ class HeldTooLongTest {
     }
 
     private int count(String regex) {
-        Matcher m = Pattern.compile(regex).matcher(log.toString(StandardCharsets.UTF_8));
+        Matcher m = Pattern.compile(regex).matcher(log.text());
         int n = 0;
         while (m.find()) {
             n++;
@@ -72,7 +67,7 @@ class HeldTooLongTest {
 
         time.advance(Duration.ofSeconds(2));
         await().atMost(Duration.ofSeconds(10)).until(() -> count("'nightly-report'.*has been held for") == 1);
-        String text = log.toString(StandardCharsets.UTF_8);
+        String text = log.text();
         assertThat(text).contains("node-h").contains("threshold of 10000 ms").contains("was taken here")
                 .contains(getClass().getName() + ".aHoldOutlivingTheThreshold");
         assertThat(admin.getHeldLocks()).singleElement().satisfies(row -> assertThat(row.isHeldTooLong()).isTrue());
@@ -124,28 +119,5 @@ class HeldTooLongTest {
                 .hasMessageContaining("heldTooLongThreshold");
         assertThatThrownBy(() -> LockManagerBuilder.newBuilder().heldTooLongThreshold(null))
                 .hasMessageContaining("heldTooLongThreshold");
-    }
-
-    /** Writes to the capture and on to the real standard error, so the build's output stays whole. */
-    private static final class TeeStream extends java.io.OutputStream {
-        private final java.io.OutputStream first;
-        private final java.io.OutputStream second;
-
-        TeeStream(java.io.OutputStream first, java.io.OutputStream second) {
-            this.first = first;
-            this.second = second;
-        }
-
-        @Override
-        public synchronized void write(int b) throws java.io.IOException {
-            first.write(b);
-            second.write(b);
-        }
-
-        @Override
-        public synchronized void write(byte[] b, int off, int len) throws java.io.IOException {
-            first.write(b, off, len);
-            second.write(b, off, len);
-        }
     }
 }

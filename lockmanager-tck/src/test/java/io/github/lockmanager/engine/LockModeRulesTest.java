@@ -78,11 +78,31 @@ class LockModeRulesTest {
     @Test
     void unlockLeavesASharedHoldHeldAndSaysHowToGiveItBack() throws Exception {
         try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("n").build();
-             LockResource shared = manager.lockShared("report")) {
-            assertThatThrownBy(() -> manager.unlock("report")).isInstanceOf(IllegalMonitorStateException.class)
-                    .hasMessageContaining("lock 'report' (DC) SHARED").hasMessageContaining("close the LockResource");
+             LockResource shared = manager.lockShared("report");
+             StderrLog log = new StderrLog()) {
+            manager.unlock("report");
+            assertThat(log.text()).contains("called unlock('report') (DC) on node 'n' but holds that lock SHARED")
+                    .contains("close the LockResource");
             assertThat(shared.isClosed()).isFalse();
             assertThat(manager.isLocked("report")).isTrue();
+        }
+    }
+
+    @Test
+    void unlockWithoutAHoldOnlyWarnsAsHippoDoes() throws Exception {
+        try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("n").build();
+             StderrLog log = new StderrLog()) {
+            LockResource held = manager.lock("job");
+            Thread stranger = new Thread(() -> manager.unlock("job"), "stranger");
+            stranger.start();
+            stranger.join(10_000);
+            manager.unlock("never-taken");
+            assertThat(log.text()).contains("Thread 'stranger' called unlock('job') (DC) on node 'n' without holding")
+                    .contains("called unlock('never-taken')").contains("nothing was given back");
+            assertThat(held.isClosed()).isFalse();
+            assertThat(manager.isLocked("job")).isTrue();
+            held.close();
+            assertThatThrownBy(() -> manager.unlock(null)).isInstanceOf(IllegalArgumentException.class);
         }
     }
 }

@@ -35,7 +35,7 @@ class BadInputTest {
             assertThatThrownBy(() -> manager.lock("x".repeat(257))).hasMessageContaining("257 chars");
             assertThatThrownBy(() -> manager.lock("bad\u0000")).hasMessageContaining("NUL");
             assertThatThrownBy(() -> manager.abort(null)).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> manager.unlock("never-held")).isInstanceOf(IllegalMonitorStateException.class);
+            manager.unlock("never-held"); // Hippo's rule: a warning, nothing else
             AtomicReference<Throwable> strangerGot = new AtomicReference<>();
             Thread stranger = new Thread(() -> {
                 try {
@@ -46,7 +46,8 @@ class BadInputTest {
             }, "stranger");
             stranger.start();
             stranger.join();
-            assertThat(strangerGot.get()).isInstanceOf(IllegalMonitorStateException.class);
+            assertThat(strangerGot.get()).isNull();
+            assertThat(held.isClosed()).as("a stranger's unlock gives nothing back").isFalse();
             LockResource other = manager.lock("other");
             Thread closer = new Thread(other::close, "closer");
             closer.start();
