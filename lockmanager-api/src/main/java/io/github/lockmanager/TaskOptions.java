@@ -39,15 +39,15 @@ public final class TaskOptions {
     /**
      * Options for a task called {@code name}, with the manager's lease, no active check and no listener.
      *
-     * @throws IllegalArgumentException if {@code name} is null, blank, longer than {@link #MAX_NAME_LENGTH} or holds a
-     *                                  control character
+     * @throws IllegalArgumentException if {@code name} is null, blank, longer than {@link #MAX_NAME_LENGTH}, or holds a
+     *                                  control character or an unpaired surrogate (the rule of every id:
+     *                                  {@link io.github.lockmanager.spi.LockKey#requireIdText})
      */
     public static TaskOptions named(String name) {
-        Require.argument(name != null && !name.isBlank(), "a task needs a name, was '%s'", name);
+        Require.argument(name != null, "a task needs a name, was null");
+        io.github.lockmanager.spi.LockKey.requireIdText("task name", name);
         Require.argument(name.length() <= MAX_NAME_LENGTH, "task name must be at most %s characters, was %s",
                 MAX_NAME_LENGTH, name.length());
-        Require.argument(name.chars().noneMatch(Character::isISOControl), "task name must not hold control "
-                + "characters, was '%s'", name);
         return new TaskOptions(name, null, null, NO_LISTENER);
     }
 

@@ -139,13 +139,38 @@ public final class LockKey {
     }
 
     /**
-     * Checks a farm or client id: not empty, no {@link #SEPARATOR}.
+     * The one rule for every id and name the library is given besides lock keys (node, client and farm ids, task
+     * names, a store's key prefix): not blank, no control character (C0, DEL or C1, NEL included: they would break
+     * log lines, tables and the stores' listings) and no unpaired surrogate ({@link #requireText}). Each kind may add
+     * rules of its own (a length, {@link #SEPARATOR}, a store's reserved chars).
+     *
+     * @return the value
+     * @throws IllegalArgumentException naming {@code what} and what is wrong
+     */
+    public static String requireIdText(String what, String value) {
+        Require.notEmpty(value, what);
+        if (value.isBlank()) {
+            throw new IllegalArgumentException(what + " must not be blank, was '" + value + "'");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isISOControl(c)) {
+                throw new IllegalArgumentException(what + " must not hold a control character (U+"
+                        + String.format("%04X", (int) c) + " at index " + i + ")");
+            }
+        }
+        requireText(what, value);
+        return value;
+    }
+
+    /**
+     * Checks a farm or client id: {@link #requireIdText}'s rule, and no {@link #SEPARATOR}.
      *
      * @return the id
      * @throws IllegalArgumentException naming {@code what} if the id is unusable
      */
     public static String requireId(String what, String id) {
-        Require.notEmpty(id, what);
+        requireIdText(what, id);
         if (id.indexOf(SEPARATOR) >= 0) {
             throw new IllegalArgumentException(what + " must not contain '" + SEPARATOR + "', was '" + id + "'");
         }

@@ -60,4 +60,28 @@ class LockKeyTest {
         assertThat(LockKey.xdc("client", "k").hashCode())
                 .isEqualTo(((LockLevel.XDC.ordinal() * 31) * 31 + "client".hashCode()) * 31 + "k".hashCode());
     }
+
+    /** One rule for every id and name: node, client and farm ids, task names, a store's key prefix. */
+    @ParameterizedTest
+    @ValueSource(strings = {"a\uD800", "\uDC00a", "a\u0000b", "a\nb", "a\u007Fb", "a\u0085b", "a\u009Fb", " ", ""})
+    void everyIdRefusesWhatALogLineOrAStoreCouldNotKeep(String bad) {
+        assertThatThrownBy(() -> LockKey.requireIdText("node id", bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("node id ");
+        assertThatThrownBy(() -> LockKey.requireId("clientId", bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("clientId ");
+        assertThatThrownBy(() -> io.github.lockmanager.TaskOptions.named(bad))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("task name ");
+    }
+
+    @Test
+    void idsTakeAnyOtherText() {
+        for (String good : new String[]{"billing", "node-1.example", "订单", "\uD83D\uDD12 lock", "a b"}) {
+            assertThat(LockKey.requireIdText("id", good)).isEqualTo(good);
+            assertThat(io.github.lockmanager.TaskOptions.named(good).name()).isEqualTo(good);
+        }
+        assertThat(LockKey.requireIdText("id", "x")).isEqualTo("x");
+        assertThatThrownBy(() -> LockKey.requireIdText("node id", "a\u0085b")).hasMessageContaining("U+0085 at index 1");
+        assertThatThrownBy(() -> LockKey.requireIdText("node id", "a\uD800")).hasMessageContaining("unpaired surrogate");
+        assertThatThrownBy(() -> LockKey.requireId("clientId", "a#b")).hasMessageContaining("must not contain '#'");
+    }
 }

@@ -306,7 +306,6 @@ public final class LockManagerBuilder {
 
     private static String checkId(String name, String id, int maxLength) {
         LockKey.requireId(name, id);
-        LockKey.requireText(name, id);
         Require.argument(id.length() <= maxLength, "%s must be at most %d chars, was %d", name, maxLength, id.length());
         return id;
     }

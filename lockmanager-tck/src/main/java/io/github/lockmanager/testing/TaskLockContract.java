@@ -276,6 +276,9 @@ public abstract class TaskLockContract extends ContractNodes {
         assertThatThrownBy(() -> TaskOptions.named("x".repeat(TaskOptions.MAX_NAME_LENGTH + 1)))
                 .hasMessageContaining("at most " + TaskOptions.MAX_NAME_LENGTH);
         assertThatThrownBy(() -> TaskOptions.named("a\nb")).hasMessageContaining("control");
+        // the rule of every id: a name no store or log line keeps as given is refused, not stored as '?'
+        assertThatThrownBy(() -> TaskOptions.named("a\uD800")).hasMessageContaining("unpaired surrogate");
+        assertThatThrownBy(() -> TaskOptions.named("a\u0085")).hasMessageContaining("control");
         assertThatThrownBy(() -> TaskOptions.named("t").activeWhile(null)).hasMessageContaining("active check");
     }
 

@@ -42,8 +42,12 @@ class LockManagerBuilderTest {
         assertThatThrownBy(() -> builder.clientId("app\uD800")).hasMessage(
                 "clientId has an unpaired surrogate char at index 3: it is not valid Unicode text");
         assertThatThrownBy(() -> builder.farmId("f\u0000")).hasMessage(
-                "farmId must not contain the NUL character (at index 1)");
+                "farmId must not hold a control character (U+0000 at index 1)");
         assertThatThrownBy(() -> builder.nodeId("\uDC00node")).hasMessageStartingWith("nodeId has an unpaired surrogate");
+        // one rule for every id (task names, client, farm and node ids, store prefixes): no control character either
+        assertThatThrownBy(() -> builder.nodeId("node\n2")).hasMessageStartingWith("nodeId must not hold a control");
+        assertThatThrownBy(() -> builder.clientId("app\u0085")).hasMessageStartingWith("clientId must not hold a control");
+        assertThatThrownBy(() -> builder.farmId(" ")).hasMessageStartingWith("farmId must not be blank");
         assertThat(builder.clientId("app\uD83D\uDE00")).as("a paired surrogate is valid text").isSameAs(builder);
     }
 

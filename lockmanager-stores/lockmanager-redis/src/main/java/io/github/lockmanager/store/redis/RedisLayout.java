@@ -21,18 +21,18 @@ final class RedisLayout {
     }
 
     /**
-     * @throws IllegalArgumentException if {@code prefix} is null, empty, longer than {@value #MAX_PREFIX_LENGTH}, holds
-     *                                  a glob character (listing scans by it) or a brace (it would choose the slot)
+     * @throws IllegalArgumentException if {@code prefix} breaks the rule of every id ({@link LockKey#requireIdText}), is
+     *                                  longer than {@value #MAX_PREFIX_LENGTH}, or holds a glob character (listing
+     *                                  scans by it) or a brace (it would choose the slot)
      */
     static String requirePrefix(String prefix) {
-        Require.notEmpty(prefix, "keyPrefix");
+        LockKey.requireIdText("keyPrefix", prefix);
         Require.argument(prefix.length() <= MAX_PREFIX_LENGTH, "keyPrefix must be at most %s chars, was %s",
                 MAX_PREFIX_LENGTH, prefix.length());
         for (char c : prefix.toCharArray()) {
-            Require.argument("*?[]\\{}".indexOf(c) < 0 && c >= ' ', "keyPrefix must not hold '%s' (listing matches by it"
-                    + " and a cluster hashes by braces), was '%s'", c, prefix);
+            Require.argument("*?[]\\{}".indexOf(c) < 0, "keyPrefix must not hold '%s' (listing matches by it and a "
+                    + "cluster hashes by braces), was '%s'", c, prefix);
         }
-        LockKey.requireText("keyPrefix", prefix);
         return prefix;
     }
 

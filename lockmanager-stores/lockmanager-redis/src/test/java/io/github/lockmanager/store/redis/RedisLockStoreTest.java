@@ -221,6 +221,11 @@ class RedisLockStoreTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
         assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).keyPrefix("{tag}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+        // the rule of every id, as task names and node ids have it: DEL and NEL are control characters
+        assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).keyPrefix("locks\u007F"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix must not hold a control");
+        assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).keyPrefix("locks\u0085"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix must not hold a control");
         assertThatThrownBy(() -> RedisLockStore.builder("http://example.org"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redisUri");
         assertThatThrownBy(() -> RedisLockStore.builder(redis.uri()).confirmReplicas(-1, Duration.ofSeconds(1)))
