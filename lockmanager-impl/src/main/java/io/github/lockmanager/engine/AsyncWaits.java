@@ -170,6 +170,8 @@ final class AsyncWaits {
         private volatile ScheduledFuture<?> timer;
         private volatile Runnable unwatch;
         volatile boolean wokenByRelease;
+        /** Whether a try was made: later tries' refusals are this wait's, counted once as a thread wait's are. */
+        private boolean triedBefore;
 
         Waiter(Attempt attempt, LockKey key, long budgetNanos) {
             this.attempt = attempt;
@@ -198,7 +200,7 @@ final class AsyncWaits {
                 return;
             }
             try {
-                TaskLock lock = attempt.take();
+                TaskLock lock = take();
                 if (!future.complete(lock)) {
                     // cancelled while the store granted it: no one will use it
                     lock.close();
@@ -216,6 +218,19 @@ final class AsyncWaits {
             } catch (LockException | RuntimeException | Error e) {
                 future.completeExceptionally(e);
                 passOn(woken);
+            }
+        }
+
+        /** One try; runs on one task thread at a time (a waiter is queued once), so {@link #triedBefore} needs no lock. */
+        private TaskLock take() throws LockException {
+            if (triedBefore) {
+                events.waitingFor(key.name(), key.level());
+            }
+            triedBefore = true;
+            try {
+                return attempt.take();
+            } finally {
+                events.triedOnce();
             }
         }
 

@@ -54,6 +54,13 @@ final class Events {
         }
     }
 
+    /** A try that {@link #waitingFor} announced is over, refused or not: the calling thread may try other keys next. */
+    void triedOnce() {
+        if (on) {
+            waitingFor.remove();
+        }
+    }
+
     /** Whether this refusal follows a wait for the same key on this thread; forgets the wait either way. */
     private boolean triedAgain(String key, LockLevel level) {
         String waited = waitingFor.get();

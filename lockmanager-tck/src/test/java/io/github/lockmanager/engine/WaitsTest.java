@@ -1,6 +1,9 @@
 package io.github.lockmanager.engine;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockEventListener;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
@@ -19,7 +22,9 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -290,4 +295,50 @@ class WaitsTest {
         assertThat(a.getLocks()).isEmpty();
     }
 
+
+    /** Counts the refusals and waits a manager reports, as its meters count them. */
+    private static final class Counts implements LockEventListener {
+        final AtomicInteger refused = new AtomicInteger();
+        final AtomicInteger waited = new AtomicInteger();
+
+        @Override
+        public void refused(String key, LockLevel level, LockMode mode) {
+            refused.incrementAndGet();
+        }
+
+        @Override
+        public void waited(String key, LockLevel level, LockMode mode, Duration waited, WaitResult result) {
+            this.waited.incrementAndGet();
+        }
+    }
+
+    @Test
+    void oneWaitIsOneRefusalAndOneWaitWhateverItsRetriesThreadOrTask() throws Exception {
+        Counts counts = new Counts();
+        // a 5 ms poll: a wait of 600 ms tries the store dozens of times
+        LockManager b = LockManagerBuilder.newBuilder().store(store).nodeId("b").waitPollInterval(Duration.ofMillis(5))
+                .eventListener(counts).build();
+        managers.add(b);
+        LockManager a = node("a");
+        holdUntil(a, "job", new CountDownLatch(1));
+
+        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(600))).isInstanceOf(AlreadyLockedException.class);
+        assertThat(counts.refused).as("a thread's wait").hasValue(1);
+        assertThat(counts.waited).hasValue(1);
+
+        CompletableFuture<TaskLock> task = b.lockForTaskAsync("job", Duration.ofMillis(600), TaskOptions.named("t"))
+                .toCompletableFuture();
+        assertThatThrownBy(() -> task.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(AlreadyLockedException.class);
+        await().untilAsserted(() -> assertThat(counts.waited).hasValue(2));
+        assertThat(counts.refused).as("a task's wait, retried on the manager's task threads").hasValue(2);
+
+        // a refusal that is not a wait's retry still counts: another key right after, on the task threads too
+        assertThatThrownBy(() -> b.lock("job")).isInstanceOf(AlreadyLockedException.class);
+        assertThat(counts.refused).hasValue(3);
+        CompletableFuture<TaskLock> once = b.lockForTaskAsync("job", Duration.ZERO, TaskOptions.named("t2"))
+                .toCompletableFuture();
+        assertThatThrownBy(() -> once.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(AlreadyLockedException.class);
+        await().untilAsserted(() -> assertThat(counts.refused).hasValue(4));
+    }
 }
