@@ -192,7 +192,8 @@ final class AdminPage {
             LockLevel level = level(request.parameters().get("level"));
             if (action.equals("abort")) {
                 return admin.abort(key, level, requestedBy)
-                        ? message("Abort asked of the holders of '" + key + "'; their nodes interrupt them at their next poll")
+                        ? message("Abort asked of the holders of '" + key + "'; their nodes stop them at their next poll "
+                        + "(a thread is interrupted, a task's work cancelled)")
                         : Response.error(404, "'" + key + "' (" + level + ") is not locked");
             }
             int released = admin.forceRelease(key, level, requestedBy).size();

@@ -150,7 +150,7 @@ public final class LockAdmin {
 
     /**
      * Asks every holder of {@code key} to stop, as {@link io.github.lockmanager.LockManager#abort} does: each holder's
-     * node interrupts it within its abort poll interval.
+     * node stops it within its abort poll interval (interrupts a holder thread, cancels a task's work).
      *
      * @return whether the key was locked
      * @throws IllegalArgumentException if the key is not a valid lock key or {@code requestedBy} is blank
@@ -162,8 +162,8 @@ public final class LockAdmin {
         boolean marked = store.markAbort(scoped);
         snapshot.synchronous().invalidateAll();
         if (marked) {
-            log.info("Abort of lock '{}' ({}, client {}) asked by {}: its holders' nodes interrupt them at their next "
-                    + "poll", key, level, scoped.clientId(), requestedBy);
+            log.info("Abort of lock '{}' ({}, client {}) asked by {}: its holders' nodes stop them at their next poll "
+                    + "(a thread is interrupted, a task's work cancelled)", key, level, scoped.clientId(), requestedBy);
         } else {
             log.info("Abort of lock '{}' ({}, client {}) asked by {}: it is not locked, nothing done", key, level,
                     scoped.clientId(), requestedBy);
@@ -191,7 +191,7 @@ public final class LockAdmin {
         }
         for (LockRecord record : released) {
             log.warn("Force-released lock '{}' ({}, client {}) held {} by node '{}', thread '{}', fencing token {}, as "
-                            + "asked by {}; the holder's node interrupts it at its next check", key, level,
+                            + "asked by {}; the holder's node stops it at its next check", key, level,
                     scoped.clientId(), record.mode().text(record.permits()), record.nodeId(), record.threadName(), record.fencingToken(),
                     requestedBy);
         }

@@ -163,7 +163,7 @@
     b.title = signedIn ? '' : 'Sign in to act';
     b.addEventListener('click', () => {
       const question = action === 'abort'
-        ? 'Ask every holder of "' + lock.key + '" to stop? Their threads are interrupted.'
+        ? 'Ask every holder of "' + lock.key + '" to stop? A holder thread is interrupted, a task\'s work cancelled.'
         : 'Release "' + lock.key + '" for every holder now? They lose the lock; prefer Abort.';
       if (window.confirm(question)) act(action, {key: lock.key, level: lock.level});
     });

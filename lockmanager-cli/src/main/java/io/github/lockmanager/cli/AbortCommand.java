@@ -7,8 +7,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "abort", mixinStandardHelpOptions = true,
-        description = "Asks every holder of KEY to stop: each holder's node interrupts it within its abort poll "
-                + "interval. The lock stays held until its holder unlocks it or its lease ends.")
+        description = "Asks every holder of KEY to stop: within its abort poll interval each holder's node interrupts "
+                + "a holder thread, or cancels a task's work (a @ClusterLocked stage or Mono, a Reactor pipeline) and "
+                + "tells its listener. The lock stays held until its holder lets go of it or its lease ends.")
 final class AbortCommand extends StoreCommand {
     @Parameters(paramLabel = "KEY", description = "The key as the application names it")
     String key;
@@ -29,7 +30,8 @@ final class AbortCommand extends StoreCommand {
             out().println("{\"key\": " + LockJson.quote(key) + ", \"level\": " + LockJson.quote(keyOptions.level.name())
                     + ", \"aborted\": true, \"requestedBy\": " + LockJson.quote(requestedBy) + "}");
         } else {
-            out().println("Abort asked of the holders of '" + key + "'; their nodes interrupt them at their next poll.");
+            out().println("Abort asked of the holders of '" + key + "'; at their next poll their nodes stop them (a "
+                    + "thread is interrupted, a task's work cancelled).");
         }
         return 0;
     }

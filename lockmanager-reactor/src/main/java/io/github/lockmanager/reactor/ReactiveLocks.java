@@ -12,13 +12,16 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
  * Task locks for Reactor pipelines. {@link #withLock} takes a lock when the pipeline is subscribed, waiting without a
- * thread, and releases it when the work completes, fails or is cancelled; if the lock is lost meanwhile, the work is
- * cancelled and the pipeline fails with {@link LockLostException}.
+ * thread, and releases it when the work completes, fails or is cancelled. If the lock is lost meanwhile, the work is
+ * cancelled and the pipeline fails with {@link LockLostException}; if an abort is asked for (from any node, or by the
+ * manager's shutdown), the work is cancelled, the lock released and the pipeline fails with a
+ * {@link CancellationException}: the abort that interrupts a thread's holder stops a pipeline's.
  *
  * <pre>{@code
  * ReactiveLocks locks = ReactiveLocks.of(lockManager);
@@ -61,26 +64,40 @@ public final class ReactiveLocks {
     public <T> Mono<T> withLock(String key, LockLevel level, Duration maxWait, TaskOptions task,
                                 Function<? super TaskLock, ? extends Mono<T>> work) {
         Objects.requireNonNull(work, "work");
-        return Mono.usingWhen(lock(key, level, maxWait, task),
-                held -> guarded(held, Flux.from(work.apply(held))).singleOrEmpty(),
-                ReactiveLocks::release, (held, error) -> release(held), ReactiveLocks::release);
+        return Flux.<T>defer(() -> run(key, level, maxWait, task, work)).singleOrEmpty();
     }
 
     /** {@link #withLock} for work that emits many values: the lock is held until the {@code Flux} ends. */
     public <T> Flux<T> withLockMany(String key, LockLevel level, Duration maxWait, TaskOptions task,
                                     Function<? super TaskLock, ? extends Publisher<T>> work) {
         Objects.requireNonNull(work, "work");
-        return Flux.usingWhen(lock(key, level, maxWait, task), held -> guarded(held, Flux.from(work.apply(held))),
+        return Flux.defer(() -> run(key, level, maxWait, task, work));
+    }
+
+    /** One subscription's lock and work, with an abort signal of its own. */
+    private <T> Flux<T> run(String key, LockLevel level, Duration maxWait, TaskOptions task,
+                            Function<? super TaskLock, ? extends Publisher<T>> work) {
+        Objects.requireNonNull(task, "task options");
+        AbortSignal abort = new AbortSignal(task.listener());
+        return Flux.usingWhen(lock(key, level, maxWait, task.listener(abort)),
+                held -> guarded(held, abort, Flux.from(work.apply(held))),
                 ReactiveLocks::release, (held, error) -> release(held), ReactiveLocks::release);
     }
 
-    /** {@code work}, cancelled and failed with {@link LockLostException} once {@code held} is lost. */
-    private static <T> Flux<T> guarded(TaskLock held, Flux<T> work) {
+    /**
+     * {@code work}, cancelled and failed with {@link LockLostException} once {@code held} is lost, or with a
+     * {@link CancellationException} once an abort of it is asked for.
+     */
+    private static <T> Flux<T> guarded(TaskLock held, AbortSignal abort, Flux<T> work) {
         // a lock released normally completes its stage with null, which must not end the work
         Mono<LockLossReason> lost = Mono.fromCompletionStage(held.whenEnded()).switchIfEmpty(Mono.never());
-        return work.takeUntilOther(lost).concatWith(Mono.defer(() -> held.isLost()
+        Mono<Object> aborted = Mono.fromCompletionStage(abort.asked.thenApply(asked -> Boolean.TRUE));
+        return work.takeUntilOther(Mono.firstWithSignal(lost.cast(Object.class), aborted)).concatWith(Mono.defer(() -> held.isLost()
                 ? Mono.error(new LockLostException("lock " + held.getLock().getKey() + " of task '"
                 + held.getTaskName() + "' was lost while its work ran: the work was cancelled"))
+                : abort.asked.isDone() ? Mono.error(new CancellationException("lock " + held.getLock().getKey()
+                + " of task '" + held.getTaskName() + "': an abort was asked for while its work ran, so the work was "
+                + "cancelled and the lock released"))
                 : Mono.empty()));
     }
 

@@ -1,11 +1,13 @@
 package io.github.lockmanager.reactor;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskLockListener;
 import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
@@ -19,6 +21,7 @@ import reactor.core.publisher.Sinks;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -107,5 +110,59 @@ class ReactiveLocksTest {
         await().atMost(WAIT).until(() -> !manager.isLocked("job"));
         TaskLock again = manager.lockForTask("job", LockLevel.DC, TaskOptions.named("after"));
         again.close();
+    }
+
+    @Test
+    void anAbortFromAnyNodeCancelsTheWorkReleasesTheLockAndTellsTheTasksListener() throws Exception {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        AtomicBoolean told = new AtomicBoolean();
+        TaskOptions options = TaskOptions.named("stream").listener(new TaskLockListener() {
+            @Override
+            public void abortRequested(Lock lock) {
+                told.set(true);
+            }
+        });
+        Flux<Long> ticks = locks.withLockMany("job", LockLevel.DC, WAIT, options,
+                lock -> Flux.interval(Duration.ofMillis(20)).doOnCancel(() -> cancelled.set(true)));
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        ticks.subscribe(t -> { }, failure::set);
+        await().atMost(WAIT).until(() -> manager.isLocked("job"));
+
+        manager.abort("job");
+
+        await().atMost(WAIT).until(() -> failure.get() != null);
+        assertThat(failure.get()).isInstanceOf(CancellationException.class).hasMessageContaining("abort");
+        assertThat(cancelled).as("the work was cancelled").isTrue();
+        assertThat(told).as("the task's own listener is still told").isTrue();
+        await().atMost(WAIT).until(() -> !manager.isLocked("job"));
+
+        // a Mono's work too; and a pipeline that was not aborted is not failed by an abort of another run
+        Disposable quiet = locks.withLock("calm", LockLevel.DC, WAIT, TaskOptions.named("calm"), lock -> Mono.never())
+                .subscribe();
+        AtomicReference<Throwable> monoFailure = new AtomicReference<>();
+        locks.withLock("job", LockLevel.DC, WAIT, TaskOptions.named("once"), lock -> Mono.never())
+                .subscribe(v -> { }, monoFailure::set);
+        await().atMost(WAIT).until(() -> manager.isLocked("job") && manager.isLocked("calm"));
+        manager.abort("job");
+        await().atMost(WAIT).until(() -> monoFailure.get() != null && !manager.isLocked("job"));
+        assertThat(monoFailure.get()).isInstanceOf(CancellationException.class);
+        assertThat(manager.isLocked("calm")).isTrue();
+        quiet.dispose();
+    }
+
+    @Test
+    void closingTheManagerStopsReactiveWorkAtOnceInsteadOfWaitingOutTheShutdownTimeout() throws Exception {
+        LockManager closing = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("closing")
+                .shutdownTimeout(Duration.ofSeconds(60)).build();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        ReactiveLocks.of(closing).withLock("job", LockLevel.DC, WAIT, TaskOptions.named("long"), lock -> Mono.never())
+                .subscribe(v -> { }, failure::set);
+        await().atMost(WAIT).until(() -> closing.isLocked("job"));
+        long start = System.nanoTime();
+        closing.close();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("close() did not wait out its 60 s")
+                .isLessThan(Duration.ofSeconds(30));
+        await().atMost(WAIT).until(() -> failure.get() != null);
+        assertThat(failure.get()).isInstanceOf(CancellationException.class);
     }
 }

@@ -23,7 +23,7 @@ import java.util.Map;
 /**
  * The {@code locks} Actuator endpoint: {@code GET /actuator/locks} lists every live lock of this application's
  * client id held by any node, {@code GET /actuator/locks/{key}} one key's holders and
- * {@code POST /actuator/locks/{key}} asks them to abort (their threads are interrupted), each with an optional query
+ * {@code POST /actuator/locks/{key}} asks them to abort (a holder thread is interrupted, a task's work cancelled), each with an optional query
  * parameter {@code level} ({@code DC} or {@code XDC}, any case; default: the manager's). A POST needs no body, so
  * {@code curl -X POST .../actuator/locks/order-1?level=XDC} does it. Keys with {@code /} are written as they are. A
  * request Actuator refuses (an unknown level, a key the manager refuses) answers 400 with the reason in its body.

@@ -1,13 +1,18 @@
 package io.github.lockmanager.spring.boot;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskLockListener;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.ProxyMethodInvocation;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -15,7 +20,10 @@ import java.util.concurrent.CompletionStage;
 /**
  * A call of a {@link ClusterLocked} method that returns a {@code CompletionStage}: its lock belongs to a task, taken
  * without blocking the caller when it waits, and released when the returned stage completes, however it completes.
- * A busy lock fails the returned stage ({@code THROW}) or completes it with {@code null} ({@code SKIP}).
+ * A busy lock fails the returned stage ({@code THROW}) or completes it with {@code null} ({@code SKIP}). An abort of
+ * the lock (from any node, or the manager's shutdown) cancels the method's stage and fails the returned one with a
+ * {@link CancellationException}; the lock is released as the cancelled stage completes. Cancelling a
+ * {@code CompletableFuture} interrupts no thread: work that runs on must look at its future's {@code isCancelled()}.
  */
 final class StageLockedCall {
     private StageLockedCall() {
@@ -26,9 +34,10 @@ final class StageLockedCall {
         // proceeding after this call has returned needs a copy of the invocation, as Spring's own async advice does
         MethodInvocation later = locked.onBusy() == OnBusy.WAIT && invocation instanceof ProxyMethodInvocation proxy
                 ? proxy.invocableClone() : invocation;
+        AbortHook abort = new AbortHook(locked.task());
         CompletionStage<TaskLock> lock = locked.onBusy() == OnBusy.WAIT
-                ? manager.lockForTaskAsync(key, locked.level(manager), locked.maxWait(), locked.task())
-                : tryNow(locked, manager, key);
+                ? manager.lockForTaskAsync(key, locked.level(manager), locked.maxWait(), abort.options)
+                : tryNow(locked, manager, key, abort.options);
         CompletableFuture<Object> result = new CompletableFuture<>();
         lock.whenComplete((held, failure) -> {
             if (failure != null) {
@@ -41,21 +50,22 @@ final class StageLockedCall {
                 }
                 return;
             }
-            run(locked, held, later, result);
+            run(locked, held, later, result, abort);
         });
         return result;
     }
 
-    private static CompletionStage<TaskLock> tryNow(LockedMethod locked, LockManager manager, String key) {
+    private static CompletionStage<TaskLock> tryNow(LockedMethod locked, LockManager manager, String key,
+                                                    TaskOptions options) {
         try {
-            return CompletableFuture.completedFuture(manager.lockForTask(key, locked.level(manager), locked.task()));
+            return CompletableFuture.completedFuture(manager.lockForTask(key, locked.level(manager), options));
         } catch (LockException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
     private static void run(LockedMethod locked, TaskLock held, MethodInvocation invocation,
-                            CompletableFuture<Object> result) {
+                            CompletableFuture<Object> result, AbortHook abort) {
         CompletionStage<?> work;
         try {
             work = (CompletionStage<?>) invocation.proceed();
@@ -71,11 +81,67 @@ final class StageLockedCall {
         }
         work.whenComplete((value, failure) -> {
             locked.release(held);
-            if (failure != null) {
+            if (abort.asked.isDone()) {
+                result.completeExceptionally(abort.cancelled(held));
+            } else if (failure != null) {
                 result.completeExceptionally(failure);
             } else {
                 result.complete(value);
             }
         });
+        // an abort asked for before this line is acted on here, one asked later by the listener
+        abort.asked.thenRun(() -> cancel(locked, held, work, result, abort));
+    }
+
+    /** Stops the method's work: its stage is cancelled, which releases the lock as it completes. */
+    private static void cancel(LockedMethod locked, TaskLock held, CompletionStage<?> work,
+                               CompletableFuture<Object> result, AbortHook abort) {
+        try {
+            work.toCompletableFuture().cancel(true);
+        } catch (UnsupportedOperationException cannotCancel) {
+            // a stage that cannot be cancelled: its holder is stopped all the same, as an abort promises
+            locked.release(held);
+            result.completeExceptionally(abort.cancelled(held));
+        }
+    }
+
+    /**
+     * The task's own listener, told first, and a stage that completes when an abort of the lock is asked for: how the
+     * abort that interrupts a thread's holder reaches a method whose work has no thread.
+     */
+    private static final class AbortHook implements TaskLockListener {
+        final CompletableFuture<Void> asked = new CompletableFuture<>();
+        final TaskOptions options;
+        private final TaskLockListener task;
+
+        AbortHook(TaskOptions options) {
+            this.task = options.listener();
+            this.options = options.listener(this);
+        }
+
+        CancellationException cancelled(TaskLock held) {
+            return new CancellationException("lock " + held.getLock().getKey() + " of '" + held.getTaskName()
+                    + "': an abort was asked for while the method's work ran, so its stage was cancelled and the lock "
+                    + "released");
+        }
+
+        @Override
+        public void abortRequested(Lock lock) {
+            try {
+                task.abortRequested(lock);
+            } finally {
+                asked.complete(null);
+            }
+        }
+
+        @Override
+        public void lost(Lock lock, LockLossReason reason) {
+            task.lost(lock, reason);
+        }
+
+        @Override
+        public void released(Lock lock) {
+            task.released(lock);
+        }
     }
 }

@@ -24,6 +24,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -246,6 +247,29 @@ class ClusterLockedTest {
         result.tryEmitValue("streamed");
         assertThat(got.get(30, TimeUnit.SECONDS)).isEqualTo("streamed");
         await().atMost(Duration.ofSeconds(30)).until(() -> !manager.isLocked("stream-8"));
+    }
+
+    @Test
+    void anAbortFromAnotherNodeCancelsAStageOrMonoMethodsWorkAndReleasesItsLock() throws Exception {
+        AsyncOrders a = nodeA.getBean(AsyncOrders.class);
+        LockManager managerA = nodeA.getBean(LockManager.class);
+        LockManager managerB = nodeB.getBean(LockManager.class);
+
+        CompletableFuture<String> work = new CompletableFuture<>();
+        CompletableFuture<String> running = a.export(9, work);
+        assertThat(managerA.isLocked("export-9")).isTrue();
+        managerB.abort("export-9");
+        assertThatThrownBy(() -> running.get(30, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class)
+                .hasMessageContaining("abort");
+        assertThat(work).as("the method's own stage was cancelled").isCancelled();
+        await().atMost(Duration.ofSeconds(30)).until(() -> !managerB.isLocked("export-9"));
+
+        CompletableFuture<String> streamed = a.stream(10, Mono.never()).toFuture();
+        await().atMost(Duration.ofSeconds(30)).until(() -> managerA.isLocked("stream-10"));
+        managerB.abort("stream-10");
+        assertThatThrownBy(() -> streamed.get(30, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class)
+                .hasMessageContaining("abort");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !managerB.isLocked("stream-10"));
     }
 
     @Test
