@@ -181,11 +181,14 @@ public interface LockStore extends AutoCloseable {
 
     /**
      * {@code true} if {@link #acquire} honours {@link LockRequest#predecessor()}: a request naming one takes over
-     * the predecessor's record when it is still the key's holder (whether or not its lease has ended), in the one
-     * write that acquires, with a new owner token, lease and a higher fencing token; otherwise the request is
-     * decided as any other. The manager then hands a key that one of its threads lets go of to another of its
-     * threads waiting for it, with one store call instead of a release and an acquisition. {@code false} by
-     * default: the manager then never names a predecessor.
+     * the predecessor's record when it is still the key's (whether or not its lease has ended), in the one write that
+     * acquires, with a new owner token, lease and a higher fencing token. When the predecessor's record is gone
+     * (released, force-released, expired and replaced, lost by the store) the request is refused, naming a live holder
+     * or none, and nothing is written: the hand-off is owner-checked as a release is, so the manager can tell the
+     * predecessor's holder that it lost the lock before the waiter asks again without a predecessor. The manager
+     * hands a key that one of its threads lets go of to another of its threads waiting for it, with one store call
+     * instead of a release and an acquisition. {@code false} by default: the manager then never names a
+     * predecessor.
      */
     default boolean supportsHandOff() {
         return false;

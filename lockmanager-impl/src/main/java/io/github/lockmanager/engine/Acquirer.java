@@ -299,10 +299,29 @@ final class Acquirer {
 
     /** Asks the store for {@code mine}; on anything but success {@code mine} is ended and out of the table. */
     private AcquireResult fromStore(Acquisition mine) throws LockException {
+        // a record this node let go of for a waiter here is taken over in this one call
+        HandOffs.Parked parked = mine.mode() == LockMode.EXCLUSIVE ? handOffs.claim(mine.handle().key()) : null;
+        if (parked == null) {
+            return fromStore(mine, null);
+        }
+        AcquireResult handedOver = fromStore(mine, parked);
+        if (handedOver != null) {
+            return handedOver;
+        }
+        // the store refused the hand-off: the giver's record was gone before its holder let go (force-released,
+        // lost by the store). Its holder is told, and this acquisition asks for the key as any other would
+        releaser.handOffRefused(parked);
+        return fromStore(mine, null);
+    }
+
+    /**
+     * Asks the store for {@code mine}, taking over {@code parked}'s record if not null; on anything but success
+     * {@code mine} is ended and out of the table, except after a refused hand-off, which answers {@code null} and
+     * leaves {@code mine} as it was for another try.
+     */
+    private AcquireResult fromStore(Acquisition mine, HandOffs.Parked parked) throws LockException {
         LockHandle handle = mine.handle();
         LeasePolicy leases = mine.leases();
-        // a record this node let go of for a waiter here is taken over in this one call
-        HandOffs.Parked parked = mine.mode() == LockMode.EXCLUSIVE ? handOffs.claim(handle.key()) : null;
         long sentAt = time.nanoTime();
         AcquireResult result;
         try {
@@ -328,7 +347,10 @@ final class Acquirer {
                     + handle.key().name() + "': " + e, e);
         }
         if (!result.isAcquired()) {
-            // a parked record that was still the key's would have been taken over: it is gone, nothing to release
+            if (parked != null) {
+                // a parked record that was still the key's would have been taken over: it is gone, nothing to release
+                return null;
+            }
             abandon(mine);
             return result;
         }

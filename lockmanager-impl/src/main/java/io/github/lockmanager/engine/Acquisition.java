@@ -219,7 +219,8 @@ class Acquisition extends WeakReference<Thread> {
 
     /**
      * Marks an acquisition its holder ended as lost after all (its release found the record no longer its own, or its
-     * lease may have ended before it); {@code true} if this call did it. Only the thread that ended it calls this.
+     * lease may have ended before it); {@code true} if this call did it. Only one thread calls this: the one that ended
+     * it, or the one that took its record parked for a hand-off.
      */
     boolean markLostAfterEnd() {
         if (lost || holds != ENDED) {

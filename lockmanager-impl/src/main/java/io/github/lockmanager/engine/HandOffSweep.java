@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.spi.LockHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,14 +27,16 @@ final class HandOffSweep {
     private final String nodeId;
     private final HandOffs handOffs;
     private final PendingReleases pending;
+    private final Losses losses;
     private final ScheduledExecutorService keeperThread;
     private final AtomicBoolean scheduled = new AtomicBoolean();
 
-    HandOffSweep(EngineSettings settings, HandOffs handOffs, PendingReleases pending,
+    HandOffSweep(EngineSettings settings, HandOffs handOffs, PendingReleases pending, Losses losses,
                  ScheduledExecutorService keeperThread) {
         this.nodeId = settings.nodeId();
         this.handOffs = handOffs;
         this.pending = pending;
+        this.losses = losses;
         this.keeperThread = keeperThread;
     }
 
@@ -80,9 +83,8 @@ final class HandOffSweep {
     private void release(HandOffs.Parked parked) {
         LockHandle handle = parked.handle();
         if (!pending.release(handle, parked.leaseEndNanos())) {
-            log.warn("Lock '{}' of node '{}', kept for a waiter of this node that did not take it, was no longer this "
-                    + "node's in the store when released (its lease had ended); nothing of anyone else's was touched",
-                    handle.key().name(), nodeId);
+            // its holder let go of it in time, but the store had already taken it away (force-released, lost)
+            losses.lostBeforeRelease(parked.giver(), LockLossReason.NOT_OWNED);
         }
     }
 }

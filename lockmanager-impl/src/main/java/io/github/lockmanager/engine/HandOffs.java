@@ -19,10 +19,15 @@ import java.util.function.Predicate;
  */
 final class HandOffs {
     /**
-     * A record let go of and not yet taken over, with the end of its last confirmed lease, its hand-offs in a row, and
-     * when it was parked ({@link System#nanoTime()}: a wait of real time, whatever clock leases are measured by).
+     * A record let go of and not yet taken over: the acquisition that let go of it (told it lost the lock if the store
+     * no longer has the record as its own when it is handed over or released), the end of its last confirmed lease,
+     * its hand-offs in a row, and when it was parked ({@link System#nanoTime()}: a wait of real time, whatever clock
+     * leases are measured by).
      */
-    record Parked(LockHandle handle, long leaseEndNanos, int inARow, long parkedAtNanos) {
+    record Parked(Acquisition giver, long leaseEndNanos, int inARow, long parkedAtNanos) {
+        LockHandle handle() {
+            return giver.handle();
+        }
     }
 
     /** The hand-offs in a row that led to the acquisition {@code holder}. */
@@ -57,7 +62,7 @@ final class HandOffs {
         if (inARow >= maxInARow) {
             return null;
         }
-        Parked mine = new Parked(ended.handle(), ended.confirmedUntilNanos(), inARow + 1, System.nanoTime());
+        Parked mine = new Parked(ended, ended.confirmedUntilNanos(), inARow + 1, System.nanoTime());
         // an exclusive holder claimed whatever was parked before it; one left (its lease ran out and a holder in
         // another mode came between) is the one the next acquisition takes, and this record is released
         return parked.putIfAbsent(key, mine) == null ? mine : null;

@@ -45,7 +45,7 @@ final class Releaser {
         this.handOffs = handOffs;
         this.pending = new PendingReleases(settings, calls);
         this.kept = new KeptLocks(settings, calls, pending);
-        this.sweep = new HandOffSweep(settings, handOffs, pending, keeperThread);
+        this.sweep = new HandOffSweep(settings, handOffs, pending, losses, keeperThread);
     }
 
     /** The node whose records this releases. */
@@ -122,6 +122,14 @@ final class Releaser {
             handOffs.unclaim(parked);
         }
         release(acquisition, acquisition.confirmedUntilNanos());
+    }
+
+    /**
+     * The store refused a hand-off of {@code parked}: the giver's record was no longer its own (force-released, or
+     * lost by the store) when its holder let go of it. Its holder is told now, as a release would have told it.
+     */
+    void handOffRefused(HandOffs.Parked parked) {
+        losses.lostBeforeRelease(parked.giver(), LockLossReason.NOT_OWNED);
     }
 
     /**

@@ -1,12 +1,16 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockResource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -119,6 +123,67 @@ public abstract class HandOffContract extends ContractNodes {
 
         assertThat(instrumented.calls("release")).as("releases of the key").isEqualTo(releases + 1);
         next.letGo.countDown();
+    }
+
+    /**
+     * The store took the key away from a holder (force-released from node b, which then took and released it) before
+     * the holder noticed: letting go of it with a waiter of its node must tell the holder it lost the lock, as a
+     * release would have, and the waiter must take the key afresh, not inherit the loss unseen.
+     */
+    @Test
+    void aHandOffOfARecordTheStoreTookAwayTellsTheGiverItLostTheLockAndTheWaiterTakesTheKeyAfresh() throws Exception {
+        List<String> losses = nodeWhoseHolderWillNotNotice();
+        assertThat(other.forceRelease("job", other.getDefaultLevel(), "test")).isEqualTo(1);
+        long between;
+        try (LockResource taken = other.lock("job")) {
+            between = taken.getFencingToken();
+        }
+
+        holder.letGo.countDown();
+        awaitHeld(waiter);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> holder.resource.isLost());
+        assertThat(losses).containsExactly("holder-job " + LockLossReason.NOT_OWNED);
+        assertThat(waiter.resource.isLost()).isFalse();
+        assertThat(waiter.resource.getFencingToken()).isGreaterThan(between);
+        assertThatThrownBy(() -> other.lock("job")).isInstanceOfSatisfying(AlreadyLockedException.class,
+                e -> assertThat(e.getHolderThreadName()).isEqualTo("waiter"));
+        waiter.letGo.countDown();
+        waiter.thread.join(30_000);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !other.isLocked("job"));
+    }
+
+    /** As above, with node b still holding the key: the giver is told, and the waiter waits on for node b. */
+    @Test
+    void aHandOffRefusedForAnotherNodesHolderTellsTheGiverAndTheWaiterWaitsForThatHolder() throws Exception {
+        List<String> losses = nodeWhoseHolderWillNotNotice();
+        assertThat(other.forceRelease("job", other.getDefaultLevel(), "test")).isEqualTo(1);
+        LockResource taken = other.lock("job");
+
+        holder.letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> holder.resource.isLost());
+        assertThat(losses).containsExactly("holder-job " + LockLossReason.NOT_OWNED);
+        assertThat(waiter.acquired.getCount()).as("the waiter still waits for node b").isEqualTo(1);
+        taken.close();
+        awaitHeld(waiter);
+        assertThat(waiter.resource.getFencingToken()).isGreaterThan(taken.getFencingToken());
+        waiter.letGo.countDown();
+    }
+
+    /**
+     * Node a with a holder and a waiter of "job" as {@link #holderAndWaiter}, whose lease and abort poll are so long that
+     * it learns of nothing the store does by itself within a test; the losses it reports, as "thread reason".
+     */
+    private List<String> nodeWhoseHolderWillNotNotice() throws Exception {
+        List<String> losses = new CopyOnWriteArrayList<>();
+        counted = new InstrumentedStore(store());
+        here = start(nodeBuilder("a", counted).lease(Duration.ofMinutes(30)).abortPollInterval(Duration.ofMinutes(10))
+                .lossListener((lock, thread, reason) -> losses.add(thread.getName() + " " + reason)));
+        other = node("b");
+        holder = holdInThread(here, "job", true);
+        waiter = waitInThread(here, "job", "waiter");
+        return losses;
     }
 
     /** Node a on {@link #counted}, a thread of it holding "job" and another waiting for it; node b beside them. */

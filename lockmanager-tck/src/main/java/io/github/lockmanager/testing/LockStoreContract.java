@@ -222,9 +222,30 @@ public abstract class LockStoreContract {
         assertThat(refused.isAcquired()).isFalse();
         assertThat(refused.record()).isNotNull().extracting(LockRecord::handle).isEqualTo(holder.handle());
         assertThat(store().release(holder.handle())).isTrue();
-        LockRecord free = acquired(handOff(gone.handle(), "d"), LEASE);
-        assertThat(free.fencingToken()).as("a free key, named with a predecessor that is gone")
-                .isGreaterThan(holder.fencingToken());
+    }
+
+    /**
+     * A hand-off is owner-checked as a release is: a key whose predecessor is gone is refused even when free, so that the
+     * manager learns the predecessor lost its lock (force-released, say) instead of hiding it behind a fresh grant.
+     */
+    @Test
+    void aHandOffWhosePredecessorIsGoneIsRefusedAndWritesNothingEvenOnAFreeKey() throws Exception {
+        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
+        LockRecord gone = acquired(request(key("k"), "a"), LEASE);
+        assertThat(store().releaseEvery(key("k"))).as("force-released").hasSize(1);
+        LockRecord between = acquired(request(key("k"), "b"), LEASE);
+        assertThat(store().release(between.handle())).isTrue();
+
+        LockRequest handOff = handOff(gone.handle(), "c");
+        AcquireResult refused = store().acquire(handOff, LEASE);
+
+        assertThat(refused.isAcquired()).as("the predecessor's record is gone").isFalse();
+        assertThat(refused.record()).as("no live holder to name").isNull();
+        assertThat(store().read(key("k"))).as("nothing written").isEmpty();
+        assertThat(store().renew(List.of(handOff.handle()), LEASE)).doesNotContainEntry(handOff.handle(), HoldState.HELD);
+        LockRecord afresh = acquired(request(key("k"), "c"), LEASE);
+        assertThat(afresh.fencingToken()).as("asked again without a predecessor").isGreaterThan(between.fencingToken());
+        assertThat(store().release(afresh.handle())).isTrue();
     }
 
     @Test

@@ -109,13 +109,15 @@ public final class InMemoryLockStore implements LockStore {
             Admission permits = mode == LockMode.PERMIT ? Admission.of(request) : null;
             HolderEntry permitHolder = null;
             for (HolderEntry e = chain; e != null; e = e.next()) {
-                if (!e.isLive(now)) {
+                if (e.handle().equals(predecessor)) {
+                    // still the predecessor's, even past its lease: no one else has had the key since
+                    handedOver = true;
+                    expired |= !e.isLive(now);
+                } else if (!e.isLive(now)) {
                     expired = true;
                 } else if (e.handle().equals(handle)) {
                     // the SPI's rule for retried writes: our own record is ours, never "held by someone else"
                     return AcquireResult.acquired(recordOf(e));
-                } else if (e.handle().equals(predecessor)) {
-                    handedOver = true;
                 } else if (permits != null ? permits.blockedBy(e.lockMode(), e.permits())
                         : e.lockMode().conflictsWith(mode)) {
                     return AcquireResult.heldBy(recordOf(e));
@@ -125,6 +127,10 @@ public final class InMemoryLockStore implements LockStore {
             }
             if (permits != null && permits.full()) {
                 return AcquireResult.heldBy(recordOf(permitHolder));
+            }
+            if (predecessor != null && !handedOver) {
+                // owner-checked as a release is: the predecessor lost the key, which its manager must learn
+                return AcquireResult.heldBy(null);
             }
             AtomicReferenceArray<HolderEntry> readers = readersIn(state);
             if (mode == LockMode.SHARED && readers != null) {

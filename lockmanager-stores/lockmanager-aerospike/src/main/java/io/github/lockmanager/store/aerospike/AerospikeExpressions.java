@@ -100,14 +100,16 @@ final class AerospikeExpressions {
 
     /**
      * Whether an acquisition is granted: the request's own entry is there (a repeated call after an unanswered one),
-     * or the predecessor's it takes over, or no live holder conflicts with its mode (and for a permit, the key's permit
-     * holders asked for the same number and leave one free).
+     * or, in a hand-off, the predecessor's it takes over (and nothing else: a hand-off whose predecessor is gone is
+     * refused, so that its node learns the loss), or no live holder conflicts with its mode (and for a permit, the
+     * key's permit holders asked for the same number and leave one free).
      */
     static Exp granted(LockRequest request, Exp now) {
         Exp holders = HOLDERS_OR_EMPTY;
         List<Exp> ways = new ArrayList<>(List.of(present(request.handle().ownerToken(), holders)));
         if (request.predecessor() != null) {
             ways.add(present(request.predecessor().ownerToken(), holders));
+            return Exp.or(ways.toArray(new Exp[0]));
         }
         Exp free = freeFor(request.mode(), now, holders);
         if (request.mode() == LockMode.PERMIT) {

@@ -60,16 +60,20 @@ final class ExclusiveRows {
         return ExclusiveOverMarks.acquire(new ExclusiveOverMarks.Steps<Result, IOException>() {
             @Override
             public AcquireResult writeIfFree() throws IOException {
-                // a hand-off: the predecessor's owner cell, while its TTL lasts; once it has expired the key is free
-                AcquireResult result = predecessor == null ? null : takeIf(table, row, CheckAndMutate.newBuilder(row)
-                        .ifEquals(FAMILY, OWNER, Bytes.toBytes(predecessor.ownerToken())).build(mutations), granted);
-                if (result != null) {
-                    // the predecessor's record is this grant's now: it is never released, so nothing of it is kept
-                    freshTokens.forget(predecessor);
-                    return result;
+                if (predecessor == null) {
+                    return takeIf(table, row, CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE)
+                            .build(mutations), granted);
                 }
-                return takeIf(table, row, CheckAndMutate.newBuilder(row).ifEquals(FAMILY, OWNER, FREE)
-                        .build(mutations), granted);
+                // a hand-off: the predecessor's owner cell, while its TTL lasts; once it is gone (expired, released,
+                // force-released) the hand-off is refused, so that the predecessor's node learns it lost the key
+                AcquireResult result = takeIf(table, row, CheckAndMutate.newBuilder(row)
+                        .ifEquals(FAMILY, OWNER, Bytes.toBytes(predecessor.ownerToken())).build(mutations), granted);
+                if (result == null) {
+                    return ownOr(table, row, read(), handle);
+                }
+                // the predecessor's record is this grant's now: it is never released, so nothing of it is kept
+                freshTokens.forget(predecessor);
+                return result;
             }
 
             @Override

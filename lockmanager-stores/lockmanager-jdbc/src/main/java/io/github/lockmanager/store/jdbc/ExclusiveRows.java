@@ -29,6 +29,9 @@ final class ExclusiveRows {
     static AcquireResult acquire(JdbcStatements sql, Connection c, LockRequest request, Duration lease,
                                  boolean announcing) throws SQLException {
         LockHandle handle = request.handle();
+        if (request.predecessor() != null) {
+            return handOff(sql, c, request, lease);
+        }
         return ExclusiveOverMarks.acquire(new ExclusiveOverMarks.Steps<Optional<LockRecord>, SQLException>() {
             @Override
             public AcquireResult writeIfFree() throws SQLException {
@@ -67,25 +70,53 @@ final class ExclusiveRows {
     }
 
     /**
-     * The dialect's one atomic statement: inserts the row, takes over a free or expired one, or the predecessor's in
-     * a hand-off. The row as it left it where the dialect returns it; empty where it does not, or when another node
-     * inserted the row first.
+     * A hand-off: the predecessor's row taken over in one statement if it is still the predecessor's, else refused
+     * without a write, naming the key's live holder if it has one (SPI: owner-checked as a release is). Where the
+     * statement does not answer with the grant, the row read after it tells, as it does for a write whose answer was
+     * lost: ours, or someone else's.
+     */
+    private static AcquireResult handOff(JdbcStatements sql, Connection c, LockRequest request, Duration lease)
+            throws SQLException {
+        LockHandle handle = request.handle();
+        String threadName = JdbcRows.storableThreadName(request.threadName());
+        try (PreparedStatement handOff = c.prepareStatement(sql.handOff)) {
+            handOff.setString(1, handle.ownerToken());
+            handOff.setString(2, request.nodeId());
+            handOff.setString(3, threadName);
+            handOff.setLong(4, lease.toMillis());
+            handOff.setString(5, handle.key().storageKey());
+            handOff.setString(6, request.predecessor().ownerToken());
+            if (sql.dialect.handOffAnswer() == SqlDialect.AcquireAnswer.GRANT) {
+                try (ResultSet rs = handOff.executeQuery()) {
+                    if (rs.next()) {
+                        return AcquireResult.acquired(JdbcRows.granted(request, threadName, lease, rs));
+                    }
+                }
+            } else {
+                handOff.executeUpdate();
+            }
+        }
+        Optional<LockRecord> row = JdbcRows.queryOne(c, sql.readHeld, handle.key());
+        if (row.isPresent() && SharedHolders.isMark(row.get().ownerToken())) {
+            return AcquireResult.heldBy(sql.holderReads.readAny(c, handle.key()).orElse(null));
+        }
+        return AcquireResult.fromRecord(handle, row.orElse(null));
+    }
+
+    /**
+     * The dialect's one atomic statement: inserts the row, or takes over a free or expired one. The row as it left it
+     * where the dialect returns it; empty where it does not, or when another node inserted the row first.
      */
     private static Optional<LockRecord> write(JdbcStatements sql, Connection c, LockRequest request, Duration lease,
                                               boolean announcing) throws SQLException {
         LockHandle handle = request.handle();
-        LockHandle predecessor = request.predecessor();
-        try (PreparedStatement acquire = c.prepareStatement(predecessor != null ? sql.handOff
-                : announcing ? sql.acquireClearingWaiters : sql.acquire)) {
+        try (PreparedStatement acquire = c.prepareStatement(announcing ? sql.acquireClearingWaiters : sql.acquire)) {
             acquire.setString(1, handle.key().storageKey());
             acquire.setString(2, handle.ownerToken());
             acquire.setString(3, request.nodeId());
             String threadName = JdbcRows.storableThreadName(request.threadName());
             acquire.setString(4, threadName);
             acquire.setLong(5, lease.toMillis());
-            for (int p = 1; predecessor != null && p <= sql.handOffPredecessors; p++) {
-                acquire.setString(JdbcStatements.ACQUIRE_PARAMETERS + p, predecessor.ownerToken());
-            }
             SqlDialect.AcquireAnswer answer = sql.dialect.acquireAnswer();
             if (answer == SqlDialect.AcquireAnswer.NOTHING) {
                 acquire.executeUpdate();

@@ -32,19 +32,10 @@ final class H2Dialect extends SqlDialect {
 
     @Override
     String acquire(String table) {
-        return acquire(table, "");
-    }
-
-    @Override
-    String handOff(String table) {
-        return acquire(table, " OR t.owner_token = ?");
-    }
-
-    private String acquire(String table, String orTakenOver) {
         return "MERGE INTO " + table + " t USING (SELECT CAST(? AS VARCHAR(400)) lock_key, CAST(? AS VARCHAR(64)) "
                 + "owner_token, CAST(? AS VARCHAR(128)) node_id, CAST(? AS VARCHAR(256)) thread_name, n, "
                 + "n + CAST(? AS BIGINT) expires_at FROM (SELECT " + now() + " n)) s ON t.lock_key = s.lock_key "
-                + "WHEN MATCHED AND (t.owner_token IS NULL OR t.expires_at <= s.n" + orTakenOver + ") "
+                + "WHEN MATCHED AND (t.owner_token IS NULL OR t.expires_at <= s.n) "
                 + "THEN UPDATE SET "
                 + "owner_token = s.owner_token, node_id = s.node_id, thread_name = s.thread_name, status = 'RUNNING', "
                 + "lock_time = s.n, expires_at = s.expires_at, fencing_token = GREATEST(t.fencing_token + 1, "

@@ -12,9 +12,6 @@ import java.util.Map;
 
 /** The SQL of one dialect for one lock table, built once per store. */
 final class JdbcStatements {
-    /** Key, owner token, node, thread and lease: the parameters of every dialect's acquire statement. */
-    static final int ACQUIRE_PARAMETERS = 5;
-
     /**
      * The statements of the database behind {@code dataSource}, told by its driver's metadata.
      *
@@ -49,9 +46,8 @@ final class JdbcStatements {
     /** PostgreSQL's acquire where releases are announced; {@code null} elsewhere. */
     final String acquireClearingWaiters;
 
-    /** {@link SqlDialect#handOff}, and how many of its parameters are the predecessor's token. */
+    /** {@link SqlDialect#handOff}. */
     final String handOff;
-    final int handOffPredecessors;
     final String readAny;
     final String readLive;
 
@@ -94,7 +90,6 @@ final class JdbcStatements {
         SqlDialect.Capabilities can = dialect.capabilities();
         this.acquireClearingWaiters = can.announcesReleases() ? dialect.acquireClearingWaiters(table) : null;
         this.handOff = dialect.handOff(table);
-        this.handOffPredecessors = (int) handOff.chars().filter(ch -> ch == '?').count() - ACQUIRE_PARAMETERS;
         this.readAny = "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE lock_key = ?";
         this.readLive = readAny + live;
         this.readHeld = readAny + " AND owner_token IS NOT NULL AND expires_at > " + now;

@@ -74,21 +74,11 @@ final class MySqlDialect extends SqlDialect {
 
     @Override
     String acquire(String table) {
-        return acquire(table, "");
-    }
-
-    /* the predecessor's token is bound once for each of the seven tests of "free" */
-    @Override
-    String handOff(String table) {
-        return acquire(table, " OR owner_token = ?");
-    }
-
-    private String acquire(String table, String orTakenOver) {
         // assignments run left to right and see earlier ones: the take-over test reads owner_token and
         // expires_at, so those two are assigned last, expires_at after owner_token shows whether we took it
         // the clock is read once per statement (at its start), so repeating now() repeats one value; a
         // VALUES row instead of INSERT … SELECT from a derived table, which cost MariaDB more per lock+unlock
-        String free = "(owner_token IS NULL OR expires_at <= VALUES(lock_time)" + orTakenOver + ")";
+        String free = "(owner_token IS NULL OR expires_at <= VALUES(lock_time))";
         String now = now();
         return "INSERT INTO " + table + " (" + COLUMNS + ", last_modified) VALUES (?, ?, ?, ?, 'RUNNING', "
                 + now + ", " + now + " + ?, " + now + " * " + TOKENS + ", " + now + ") "

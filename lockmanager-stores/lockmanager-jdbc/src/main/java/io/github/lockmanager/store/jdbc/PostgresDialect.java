@@ -40,20 +40,29 @@ final class PostgresDialect extends SqlDialect {
 
     @Override
     String acquire(String table) {
-        return acquire(table, "", "");
+        return acquire(table, "");
+    }
+
+    /* the clock read once for the row, as in the acquire; RETURNING answers only a row the statement took */
+    @Override
+    String handOff(String table) {
+        return "UPDATE " + table + " AS t SET fencing_token = GREATEST(t.fencing_token + 1, c.n * " + TOKENS + "), "
+                + "owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', lock_time = c.n, "
+                + "expires_at = c.n + ?, last_modified = c.n FROM (SELECT " + now() + " AS n) c "
+                + "WHERE t.lock_key = ? AND t.owner_token = ? RETURNING t.lock_time, t.fencing_token";
     }
 
     @Override
-    String handOff(String table) {
-        return acquire(table, "", " OR t.owner_token = ?");
+    AcquireAnswer handOffAnswer() {
+        return AcquireAnswer.GRANT;
     }
 
     @Override
     String acquireClearingWaiters(String table) {
-        return acquire(table, "waiters = FALSE, ", "");
+        return acquire(table, "waiters = FALSE, ");
     }
 
-    private String acquire(String table, String alsoSet, String orTakenOver) {
+    private String acquire(String table, String alsoSet) {
         return "INSERT INTO " + table + " AS t (" + COLUMNS + ", last_modified) "
                 + "SELECT ?, ?, ?, ?, 'RUNNING', n, n + ?, n * " + TOKENS + ", n FROM (SELECT " + now() + " AS n) c "
                 + "ON CONFLICT (lock_key) DO UPDATE SET " + alsoSet + "owner_token = EXCLUDED.owner_token, "
@@ -61,7 +70,7 @@ final class PostgresDialect extends SqlDialect {
                 + "lock_time = EXCLUDED.lock_time, expires_at = EXCLUDED.expires_at, "
                 + "fencing_token = GREATEST(t.fencing_token + 1, EXCLUDED.fencing_token), "
                 + "last_modified = EXCLUDED.last_modified "
-                + "WHERE t.owner_token IS NULL OR t.expires_at <= EXCLUDED.lock_time" + orTakenOver
+                + "WHERE t.owner_token IS NULL OR t.expires_at <= EXCLUDED.lock_time"
                 + " RETURNING lock_time, fencing_token";
     }
 

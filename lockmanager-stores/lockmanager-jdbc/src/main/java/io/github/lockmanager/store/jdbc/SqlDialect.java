@@ -67,11 +67,24 @@ abstract class SqlDialect {
     abstract String acquire(String table);
 
     /**
-     * {@link #acquire}, also taking over a row whose owner is a predecessor that this node hands the key over from
-     * (every parameter after the five of {@link #acquire} is the predecessor's owner token), live or not. A mark of
-     * waiters ({@link #markWaited}) stays on the row: they still wait for the key's release, which comes later.
+     * Takes over the key's row only while its owner is the predecessor that this node hands the key over from, live or
+     * not, and changes nothing otherwise: a row that is free, or another's, or gone means the predecessor lost the key,
+     * which its node must learn (no insert, no take-over of a free row). Parameters: the new owner token, node id,
+     * thread name and lease (ms), then the key and the predecessor's owner token. Answers as {@link #handOffAnswer}
+     * says. A mark of waiters ({@link #markWaited}) stays on the row: they still wait for the key's release, which
+     * comes later. The statement's clock is read once, as every database here does within one statement.
      */
-    abstract String handOff(String table);
+    String handOff(String table) {
+        String now = now();
+        return "UPDATE " + table + " SET fencing_token = GREATEST(fencing_token + 1, " + now + " * " + TOKENS + "), "
+                + "owner_token = ?, node_id = ?, thread_name = ?, status = 'RUNNING', lock_time = " + now
+                + ", expires_at = " + now + " + ?, last_modified = " + now + " WHERE lock_key = ? AND owner_token = ?";
+    }
+
+    /** What {@link #handOff} answers with: {@link AcquireAnswer#GRANT} or {@link AcquireAnswer#NOTHING}. */
+    AcquireAnswer handOffAnswer() {
+        return AcquireAnswer.NOTHING;
+    }
 
     /**
      * Why the key column of an existing {@code table} could merge distinct keys or refuse long ones, or

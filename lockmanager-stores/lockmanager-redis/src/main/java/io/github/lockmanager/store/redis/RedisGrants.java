@@ -47,6 +47,10 @@ final class RedisGrants {
             boolean[] resent = {false};
             List<?> answer = access.answer(sent, deadline, RedisScripts.ACQUIRE, keys, resent, args);
             long abortMark = (Long) answer.get(3);
+            if ((Long) answer.get(0) == 0 && ((String) answer.get(4)).isEmpty()) {
+                // a hand-off whose predecessor's entry is gone: refused, no holder to name
+                return AcquireResult.heldBy(null);
+            }
             if ((Long) answer.get(0) == 0) {
                 return AcquireResult.heldBy(RedisEntries.record(handle.key(),
                         RedisLayout.ownerOf((String) answer.get(4)), (String) answer.get(1), abortMark));

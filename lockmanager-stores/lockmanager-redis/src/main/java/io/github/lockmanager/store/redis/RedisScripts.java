@@ -51,7 +51,8 @@ final class RedisScripts {
      * field (or empty), the entry's tail ({@code <node id length> <node id><thread name>}). Answers
      * {@code {1, entry, now, abort mark}} when granted (also when the request's own live entry is there already: an
      * earlier attempt applied), {@code {0, entry, now, abort mark, field}} naming a live holder in the way (one in a conflicting mode, a permit
-     * holder of another number, or one of the permit holders when all permits are taken). A grant
+     * holder of another number, or one of the permit holders when all permits are taken), or {@code {0, '', now, abort mark,
+     * ''}} when the request names a predecessor whose entry is gone (a hand-off is owner-checked). A grant
      * removes the predecessor's entry, those whose lease ended and the note of the last release, moves the counter by
      * the epoch rule and never shortens the hash's TTL.
      */
@@ -59,7 +60,7 @@ final class RedisScripts {
             local mine, mode = ARGV[1], tonumber(string.sub(ARGV[2], 1, 1))
             local permits = tonumber(string.match(ARGV[2], ':(%%d+)$') or '0')
             local all = redis.call('HGETALL', KEYS[1])
-            local gone, fence, abort, taken, permitAt = {}, 0, 0, 0, 0
+            local gone, fence, abort, taken, permitAt, handed = {}, 0, 0, 0, 0, ARGV[5] == ''
             local function refuse(i)
               for j = 1, #all, 2 do
                 if all[j] == 'a' then abort = tonumber(all[j + 1]) end
@@ -72,7 +73,8 @@ final class RedisScripts {
               elseif f == 'a' then abort = tonumber(v)
               elseif f == 'r' then gone[#gone + 1] = f
               elseif isHolder(f) then
-                if f == ARGV[5] or lease(v) <= now then gone[#gone + 1] = f
+                if f == ARGV[5] then gone[#gone + 1] = f; handed = true
+                elseif lease(v) <= now then gone[#gone + 1] = f
                 elseif f == mine then return {1, v, now, abort}
                 elseif CONFLICT[tonumber(string.sub(v, 1, 1))][mode] then return refuse(i)
                 elseif mode == 4 then
@@ -82,6 +84,7 @@ final class RedisScripts {
               end
             end
             if mode == 4 and taken >= permits then return refuse(permitAt) end
+            if not handed then return {0, '', now, abort, ''} end
             local tk = math.max(fence + 1, now * %d)
             local entry = ARGV[2] .. ' ' .. num(now + tonumber(ARGV[3])) .. ' ' .. num(now) .. ' ' .. num(tk) .. ' ' .. ARGV[6]
             if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
