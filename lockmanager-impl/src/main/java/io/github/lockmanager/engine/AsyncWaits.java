@@ -44,8 +44,7 @@ final class AsyncWaits {
 
     /** One try at the lock a wait is for. */
     @FunctionalInterface
-    interface Attempt {
-        TaskLock take() throws LockException;
+    interface Attempt extends Waits.TryOnce<TaskLock> {
     }
 
     private final String nodeId;
@@ -172,6 +171,8 @@ final class AsyncWaits {
         volatile boolean wokenByRelease;
         /** Whether a try was made: later tries' refusals are this wait's, counted once as a thread wait's are. */
         private boolean triedBefore;
+        /** The last refusal, which a try cut short by the wait's deadline ends the wait with. */
+        private AlreadyLockedException refused;
 
         Waiter(Attempt attempt, LockKey key, long budgetNanos) {
             this.attempt = attempt;
@@ -206,6 +207,7 @@ final class AsyncWaits {
                     lock.close();
                 }
             } catch (AlreadyLockedException held) {
+                refused = held;
                 long waited = System.nanoTime() - startNanos;
                 long remaining = budgetNanos - waited;
                 if (remaining <= 0) {
@@ -215,6 +217,9 @@ final class AsyncWaits {
                 }
                 state.set(IDLE);
                 park(held.isHeldOnThisNode(), remaining);
+            } catch (LockManagerException e) {
+                future.completeExceptionally(Waits.afterDeadline(e, refused, startNanos, budgetNanos));
+                passOn(woken);
             } catch (LockException | RuntimeException | Error e) {
                 future.completeExceptionally(e);
                 passOn(woken);
@@ -228,7 +233,7 @@ final class AsyncWaits {
             }
             triedBefore = true;
             try {
-                return attempt.take();
+                return Waits.tryBefore(attempt, startNanos, budgetNanos);
             } finally {
                 events.triedOnce();
             }
@@ -261,6 +266,10 @@ final class AsyncWaits {
                 }
                 pause = backoff.nextNanos();
                 watch();
+                if (unwatch != null) {
+                    // the store announces the release: a try now and then only makes up for an announcement missed
+                    pause = Math.max(pause, pollNanos * (long) Waits.ANNOUNCED_SAFETY_INTERVALS);
+                }
             }
             try {
                 timer = executor().schedule(this::wake, Math.min(pause, remainingNanos), TimeUnit.NANOSECONDS);

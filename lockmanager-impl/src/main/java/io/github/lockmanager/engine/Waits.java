@@ -9,6 +9,7 @@ import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.CallDeadline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +28,18 @@ final class Waits {
 
     /** One try at the lock a wait is for. */
     @FunctionalInterface
-    interface Attempt {
-        LockResource take() throws LockException;
+    interface Attempt extends TryOnce<LockResource> {
     }
+
+    /**
+     * How many poll intervals a waiter whose store announces releases (PostgreSQL, Redis) waits for the announcement
+     * before it asks the store again anyway, in case one was missed (the store's listener reconnected meanwhile): 5 s
+     * at the default interval, so that such a waiter costs well under one store call a second.
+     */
+    static final int ANNOUNCED_SAFETY_INTERVALS = 50;
+
+    /** What a try that starts at its wait's deadline is given: enough for one round trip to a store nearby. */
+    static final long LAST_TRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final String nodeId;
     private final long pollNanos;
@@ -81,13 +91,17 @@ final class Waits {
     private LockResource poll(Attempt attempt, LockLevel level, LockMode mode, long start, long budget)
             throws LockException, InterruptedException {
         PollBackoff backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
+        AlreadyLockedException refused = null;
         while (true) {
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a lock");
             }
             try {
-                return attempt.take();
+                return tryBefore(attempt, start, budget);
+            } catch (LockManagerException failed) {
+                throw afterDeadline(failed, refused, start, budget);
             } catch (AlreadyLockedException held) {
+                refused = held;
                 long waited = System.nanoTime() - start;
                 long remaining = budget - waited;
                 if (remaining <= 0) {
@@ -95,21 +109,32 @@ final class Waits {
                 }
                 long pause = Math.min(held.isHeldOnThisNode() ? pollNanos : backoff.nextNanos(), remaining);
                 // the key refused may be an ancestor of a path lock's: that is the one to wait for
-                pauseFor(held.getKey(), level, mode, held.isHeldOnThisNode(), pause);
+                pauseFor(held.getKey(), level, mode, held.isHeldOnThisNode(), pause, remaining);
             }
         }
     }
 
-    private void pauseFor(String key, LockLevel level, LockMode mode, boolean heldHere, long pauseNanos)
-            throws InterruptedException {
+    /**
+     * Waits for a release of {@code key}: a holder of this node's, up to {@code pauseNanos}; one elsewhere through the
+     * store's announcement, up to {@link #ANNOUNCED_SAFETY_INTERVALS} poll intervals (within {@code remainingNanos}),
+     * or, where the store announces nothing, a sleep of {@code pauseNanos}.
+     */
+    private void pauseFor(String key, LockLevel level, LockMode mode, boolean heldHere, long pauseNanos,
+                          long remainingNanos) throws InterruptedException {
         events.waitingFor(key, level);
         if (heldHere && mode == LockMode.PERMIT) {
             table.awaitAnyPermitGone(level, key, System.nanoTime() + pauseNanos);
         } else if (heldHere) {
             table.awaitAllGone(level, key, System.nanoTime() + pauseNanos);
-        } else if (!awaitRemoteRelease(key, level, pauseNanos)) {
+        } else if (!awaitRemoteRelease(key, level, Math.min(announcedPauseNanos(), remainingNanos))) {
             TimeUnit.NANOSECONDS.sleep(pauseNanos);
         }
+    }
+
+    /** How long a waiter waits for a store's announcement before it asks the store again anyway. */
+    long announcedPauseNanos() {
+        return pollNanos > Long.MAX_VALUE / ANNOUNCED_SAFETY_INTERVALS ? Long.MAX_VALUE
+                : pollNanos * ANNOUNCED_SAFETY_INTERVALS;
     }
 
     private boolean awaitRemoteRelease(String key, LockLevel level, long pauseNanos) throws InterruptedException {
@@ -120,6 +145,45 @@ final class Waits {
                     nodeId, key, store, e.toString());
             return false;
         }
+    }
+
+    /**
+     * One try, its store calls bounded by the wait's deadline ({@link CallDeadline}) so that a store held up by a
+     * partition cannot keep the caller past {@code maxWait}; a try that starts at the deadline (the last, after a
+     * pause that ran to it) is given {@link #LAST_TRY_NANOS} all the same. A wait without an end, or of one try, leaves
+     * the store's operation timeout alone.
+     */
+    static <T> T tryBefore(TryOnce<T> attempt, long start, long budget) throws LockException {
+        if (budget == 0 || budget == Long.MAX_VALUE) {
+            return attempt.take();
+        }
+        CallDeadline.set(Math.max(start + budget, System.nanoTime() + LAST_TRY_NANOS));
+        try {
+            return attempt.take();
+        } finally {
+            CallDeadline.clear();
+        }
+    }
+
+    /** One try of a wait, thread-bound or a task's. */
+    @FunctionalInterface
+    interface TryOnce<T> {
+        T take() throws LockException;
+    }
+
+    /**
+     * A store failure of a try: thrown as it is, unless the wait's time is up and the key was refused before, when the
+     * wait ends as one that ran out (the failure most likely the try cut short at the deadline) with the failure kept.
+     */
+    static LockException afterDeadline(LockManagerException failed, AlreadyLockedException refused, long start,
+                                       long budget) {
+        long waited = System.nanoTime() - start;
+        if (refused == null || waited < budget) {
+            return failed;
+        }
+        AlreadyLockedException ranOut = new AlreadyLockedException(refused, Duration.ofNanos(waited));
+        ranOut.addSuppressed(failed);
+        return ranOut;
     }
 
     /** The wait's time in nanoseconds; one too long to count in nanoseconds has no end. */

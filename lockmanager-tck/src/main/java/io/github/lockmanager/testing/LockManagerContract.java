@@ -7,11 +7,14 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockStatus;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.spi.LockKey;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -358,6 +361,41 @@ public abstract class LockManagerContract extends ContractNodes {
 
         assertThat(waiter.acquired.await(30, TimeUnit.SECONDS)).as("the waiter took the lock").isTrue();
         assertThat(waiter.failure.get()).as("the waiter's failure").isNull();
+    }
+
+    /**
+     * A waiter on a store that announces releases is woken by the announcement, and asks the store again only now and
+     * then in case one was missed: at the default poll interval at most one store call (a try, or a mark of the key as
+     * waited for) per second of waiting, a thread's wait or a task's.
+     */
+    @Test
+    void aWaiterOnAStoreThatAnnouncesReleasesCostsAtMostOneStoreCallASecond() throws Exception {
+        LockResource held = node("b").lock("job");
+        LockKey key = LockKey.of(LockLevel.DC, "farm1", clientId, "job");
+        assumeTrue(store().awaitRelease(key, Duration.ofMillis(50)),
+                () -> "store " + store() + " does not announce releases: its waiters poll");
+        InstrumentedStore counted = new InstrumentedStore(store());
+        LockManager a = start(nodeBuilder("a", counted));   // the default wait poll interval
+        long before = counted.calls("acquire") + counted.calls("awaitRelease") + counted.calls("watchRelease");
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> a.waitForLock("job", Duration.ofSeconds(4))).isInstanceOf(AlreadyLockedException.class);
+        CompletableFuture<TaskLock> task = a.lockForTaskAsync("job", Duration.ofSeconds(4), TaskOptions.named("t"))
+                .toCompletableFuture();
+        assertThatThrownBy(() -> task.get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(AlreadyLockedException.class);
+        long seconds = Math.max(8, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+        long calls = counted.calls("acquire") + counted.calls("awaitRelease") + counted.calls("watchRelease") - before;
+        assertThat(calls).as("store calls of two 4 s waits, a thread's and a task's").isLessThanOrEqualTo(seconds);
+
+        // and the announcement still wakes a waiter at once
+        CompletableFuture<TaskLock> woken = a.lockForTaskAsync("job", Duration.ofMinutes(1), TaskOptions.named("w"))
+                .toCompletableFuture();
+        await().atMost(Duration.ofSeconds(30)).until(() -> counted.calls("watchRelease") > 1);
+        long released = System.nanoTime();
+        held.close();
+        try (TaskLock lock = woken.get(30, TimeUnit.SECONDS)) {
+            assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken by the announcement, not a poll")
+                    .isLessThan(Duration.ofSeconds(4));
+        }
     }
 
     @Test

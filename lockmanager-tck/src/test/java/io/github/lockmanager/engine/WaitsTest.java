@@ -15,10 +15,12 @@ import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.store.support.ForwardingLockStore;
+import io.github.lockmanager.store.support.RetryPolicy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.net.SocketTimeoutException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -278,6 +281,74 @@ class WaitsTest {
         assertThatThrownBy(() -> a.waitForLock("job", LONG_INTERVAL))
                 .isInstanceOfSatisfying(LockManagerException.class,
                         e -> assertThat(e.getErrorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR));
+    }
+
+    /**
+     * A store built on the kit's retries with a 10 s operation timeout, whose server stops answering while
+     * {@code partitioned}: each attempt waits out the time it is given, then times out, as a socket read would.
+     */
+    private LockStore partitionable(AtomicBoolean partitioned) {
+        RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500));
+        return new ForwardingLockStore(store) {
+            @Override
+            public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+                return retries.call("acquire", Duration.ofSeconds(10), e -> RetryPolicy.Failure.TRANSIENT,
+                        remainingMillis -> {
+                            if (partitioned.get()) {
+                                TimeUnit.MILLISECONDS.sleep(remainingMillis);
+                                throw new SocketTimeoutException("test: no answer in " + remainingMillis + " ms");
+                            }
+                            return super.acquire(request, lease);
+                        });
+            }
+        };
+    }
+
+    @Test
+    void aStoreCallHeldUpByAPartitionEndsAtTheWaitsDeadlineNotAtTheOperationTimeout() throws Exception {
+        AtomicBoolean partitioned = new AtomicBoolean(true);
+        LockManager b = node("b", partitionable(partitioned), Duration.ofMillis(50));
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(300)))
+                .isInstanceOf(LockManagerException.class).hasMessageContaining("the time its caller had left");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a 300 ms wait against a 10 s operation timeout")
+                .isBetween(Duration.ofMillis(300), Duration.ofSeconds(5));
+
+        start = System.nanoTime();
+        CompletableFuture<TaskLock> task = b.lockForTaskAsync("job", Duration.ofMillis(300), TaskOptions.named("t"))
+                .toCompletableFuture();
+        assertThatThrownBy(() -> task.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(LockManagerException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a task's wait").isLessThan(Duration.ofSeconds(5));
+
+        // a wait of one try, or of no end, leaves the operation timeout alone: the try is not cut short
+        partitioned.set(false);
+        assertThat(b.waitForLock("free", Duration.ZERO).isNewLock()).isTrue();
+    }
+
+    @Test
+    void aWaitRefusedBeforeThePartitionEndsAsOneThatRanOutWithTheStoreFailureKept() throws Exception {
+        AtomicBoolean partitioned = new AtomicBoolean();
+        LockManager a = node("a");
+        LockManager b = node("b", partitionable(partitioned), Duration.ofMillis(50));
+        holdUntil(a, "job", new CountDownLatch(1));
+        Thread partition = new Thread(() -> {
+            try {
+                TimeUnit.MILLISECONDS.sleep(150);
+            } catch (InterruptedException e) {
+                return;
+            }
+            partitioned.set(true);
+        }, "partition");
+        threads.add(partition);
+        partition.start();
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(600)))
+                .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Waited ")
+                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+                        .isInstanceOf(LockManagerException.class));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     }
 
     @Test

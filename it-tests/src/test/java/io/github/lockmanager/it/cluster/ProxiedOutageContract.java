@@ -180,4 +180,22 @@ abstract class ProxiedOutageContract {
             calls.shutdownNow();
         }
     }
+
+    @Test
+    void aWaitEndsByItsDeadlineThoughAPartitionHoldsUpTheStoreCallInside() throws Exception {
+        try (LockResource held = direct.lock("job")) {
+            proxy.partition();
+            long start = System.nanoTime();
+            // the store's operation timeout is 1 s: a wait of 200 ms must not last it out
+            assertThatThrownBy(() -> behindProxy.waitForLock("job", Duration.ofMillis(200)))
+                    .isInstanceOf(LockManagerException.class);
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.printf(name() + " partition: waitForLock(200 ms) returned after %d ms (operation timeout "
+                    + "1000 ms)%n", took);
+            assertThat(took).isLessThan(800);
+            assertThat(held.isLost()).isFalse();
+        } finally {
+            proxy.restore();
+        }
+    }
 }

@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Bounded retries with exponential backoff for a store's transient failures, all within one time budget per
- * call (the store's operation timeout): no attempt starts after the budget is spent, and each attempt is told
- * how much of it is left, so that a store can bound its own I/O by it.
+ * call (the store's operation timeout, cut to the caller's {@link CallDeadline} when that comes first): no attempt
+ * starts after the budget is spent, and each attempt is told how much of it is left, so that a store can bound its
+ * own I/O by it.
  *
  * <ul>
  *   <li>A {@linkplain Failure#PERMANENT permanent} failure ends the call at once, with the code the
@@ -93,7 +94,11 @@ public final class RetryPolicy {
     public <T> T call(String what, Duration budget, Classifier classifier, Attempt<T> attempt)
             throws LockManagerException {
         long start = System.nanoTime();
-        long budgetNanos = budget.toNanos();
+        long timeoutNanos = budget.toNanos();
+        // the caller's deadline (a wait's maxWait) cuts the budget; the first attempt is made all the same, with the
+        // least time an attempt can be given, so that a wait's last try is a try
+        long budgetNanos = Math.max(CallDeadline.remainingNanos(timeoutNanos), TimeUnit.MILLISECONDS.toNanos(1));
+        boolean cut = budgetNanos < timeoutNanos;
         long backoffNanos = initialBackoff.toNanos();
         Exception last = null;
         int failed = 0;
@@ -101,9 +106,10 @@ public final class RetryPolicy {
         while (true) {
             long remaining = budgetNanos - (System.nanoTime() - start);
             if (remaining <= 0 && last != null) {
-                throw new LockManagerException(ErrorCode.RETRIES_EXHAUSTED, what + " did not succeed within its "
-                        + "operation timeout of " + budget.toMillis() + " ms (" + (failed + broken) + " failed attempts); "
-                        + "last: " + classifier.describe(last), last);
+                throw new LockManagerException(ErrorCode.RETRIES_EXHAUSTED, what + " did not succeed within "
+                        + (cut ? "the time its caller had left, " + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms"
+                        : "its operation timeout of " + budget.toMillis() + " ms") + " (" + (failed + broken)
+                        + " failed attempts); last: " + classifier.describe(last), last);
             }
             try {
                 return attempt.run(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
