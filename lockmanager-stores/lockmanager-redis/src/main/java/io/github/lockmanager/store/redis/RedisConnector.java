@@ -2,6 +2,7 @@ package io.github.lockmanager.store.redis;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -12,10 +13,18 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Opens the store's connections through a Lettuce client: one server (or the master a Sentinel names) or a cluster.
- * A client the store made itself from a URI is shut down with the store; one the application gave stays open.
+ * A client the store made itself from a URI is shut down with the store; one the application gave stays open. A
+ * connection is waited for at most the time given (the store's operation timeout): Lettuce's own handshake waits up
+ * to the URI's timeout, 60 s by default, for a server that accepts and never answers. A connection that comes after
+ * its caller gave up is closed. Only a client given without a URI connects by its own timeout.
  */
 abstract class RedisConnector {
     private final boolean ownsClient;
@@ -32,11 +41,26 @@ abstract class RedisConnector {
         return new Cluster(client, ownsClient);
     }
 
-    abstract StatefulConnection<String, String> connect();
+    abstract StatefulConnection<String, String> connect(long timeoutMillis) throws Exception;
 
     abstract RedisClusterAsyncCommands<String, String> commands(StatefulConnection<String, String> connection);
 
-    abstract StatefulRedisPubSubConnection<String, String> connectPubSub();
+    abstract StatefulRedisPubSubConnection<String, String> connectPubSub(long timeoutMillis) throws Exception;
+
+    /** The connection {@code connecting} makes within {@code timeoutMillis}; one that comes later is closed. */
+    static <C extends StatefulConnection<?, ?>> C within(CompletionStage<C> connecting, long timeoutMillis)
+            throws Exception {
+        CompletableFuture<C> future = connecting.toCompletableFuture();
+        try {
+            return future.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException late) {
+            future.thenAccept(StatefulConnection::closeAsync);
+            throw new TimeoutException("no connection within " + timeoutMillis + " ms (the server accepts but does not "
+                    + "answer, or is slow to)");
+        } catch (ExecutionException failed) {
+            throw failed.getCause() instanceof Exception cause ? cause : failed;
+        }
+    }
 
     /** {@code INFO server} and {@code INFO memory} of every server that takes writes, each with its address. */
     abstract List<String[]> infos(StatefulConnection<String, String> connection);
@@ -46,7 +70,7 @@ abstract class RedisConnector {
     /** Where {@code uri} leads, without its credentials. */
     static String describe(RedisURI uri) {
         if (uri == null) {
-            return "(the client's default)";
+            return "the address its client was made for";
         }
         if (uri.getSentinelMasterId() != null) {
             return "master '" + uri.getSentinelMasterId() + "' of " + uri.getSentinels().size() + " Sentinel(s)";
@@ -74,8 +98,8 @@ abstract class RedisConnector {
         }
 
         @Override
-        StatefulConnection<String, String> connect() {
-            return uri == null ? client.connect() : client.connect(uri);
+        StatefulConnection<String, String> connect(long timeoutMillis) throws Exception {
+            return uri == null ? client.connect() : within(client.connectAsync(StringCodec.UTF8, uri), timeoutMillis);
         }
 
         @Override
@@ -84,8 +108,9 @@ abstract class RedisConnector {
         }
 
         @Override
-        StatefulRedisPubSubConnection<String, String> connectPubSub() {
-            return uri == null ? client.connectPubSub() : client.connectPubSub(uri);
+        StatefulRedisPubSubConnection<String, String> connectPubSub(long timeoutMillis) throws Exception {
+            return uri == null ? client.connectPubSub()
+                    : within(client.connectPubSubAsync(StringCodec.UTF8, uri), timeoutMillis);
         }
 
         @Override
@@ -115,8 +140,10 @@ abstract class RedisConnector {
         }
 
         @Override
-        StatefulConnection<String, String> connect() {
-            return client.connect();
+        StatefulConnection<String, String> connect(long timeoutMillis) throws Exception {
+            // the asynchronous connect needs the cluster's topology first, which the synchronous one loads itself
+            return within(client.refreshPartitionsAsync().thenCompose(loaded -> client.connectAsync(StringCodec.UTF8)),
+                    timeoutMillis);
         }
 
         @Override
@@ -125,8 +152,9 @@ abstract class RedisConnector {
         }
 
         @Override
-        StatefulRedisPubSubConnection<String, String> connectPubSub() {
-            return client.connectPubSub();
+        StatefulRedisPubSubConnection<String, String> connectPubSub(long timeoutMillis) throws Exception {
+            return within(client.refreshPartitionsAsync().thenCompose(loaded ->
+                    client.connectPubSubAsync(StringCodec.UTF8)), timeoutMillis);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.redis;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.github.lockmanager.store.support.RetryPolicy;
 
@@ -23,6 +24,11 @@ final class RedisFailures implements RetryPolicy.Classifier {
 
     @Override
     public RetryPolicy.Failure classify(Exception failure) {
+        RedisCommandExecutionException refused = refusedSetup(failure);
+        if (refused != null) {
+            // the server answered the connection's setup (AUTH, SELECT, HELLO) with an error: it will again
+            return RetryPolicy.Failure.PERMANENT;
+        }
         if (failure instanceof RedisCommandExecutionException command) {
             String message = String.valueOf(command.getMessage());
             for (String passing : PASSING) {
@@ -37,6 +43,27 @@ final class RedisFailures implements RetryPolicy.Classifier {
             return RetryPolicy.Failure.TRANSIENT;
         }
         return RetryPolicy.Failure.PERMANENT;
+    }
+
+    @Override
+    public String describe(Exception failure) {
+        RedisCommandExecutionException refused = refusedSetup(failure);
+        return refused != null ? "the server refused the connection's setup: " + refused.getMessage()
+                + " (check the URI's database, user and password)" : failure.toString();
+    }
+
+    /** The server's error behind a failed connection ("Unable to connect to ..."), if that is what it was. */
+    private static RedisCommandExecutionException refusedSetup(Exception failure) {
+        if (!(failure instanceof RedisConnectionException)) {
+            return null;
+        }
+        Throwable c = failure.getCause();
+        for (int depth = 0; c != null && depth < 8; depth++, c = c.getCause()) {
+            if (c instanceof RedisCommandExecutionException command) {
+                return command;
+            }
+        }
+        return null;
     }
 
     /** NOSCRIPT: the server's script cache does not hold the script (flushed, or a restarted or new server). */

@@ -79,7 +79,8 @@ public final class RedisLockStore implements LockStore {
         this.operationTimeout = builder.getOperationTimeout();
         this.retention = builder.getIdleRecordRetention();
         this.retries = builder.getRetries();
-        this.listener = new RedisReleaseListener(connector::connectPubSub, layout.channel());
+        this.listener = new RedisReleaseListener(() -> connector.connectPubSub(operationTimeout.toMillis()),
+                layout.channel());
     }
 
     /** A store on the server (or Sentinel-watched master) {@code client} was created for; the client stays open. */
@@ -104,12 +105,13 @@ public final class RedisLockStore implements LockStore {
      * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI
      */
     public static Builder builder(String redisUri) {
-        return new Builder(RedisConnector.of(RedisClient.create(parse(redisUri)), null, true));
+        RedisURI uri = parse(redisUri);
+        return new Builder(RedisConnector.of(RedisClient.create(uri), uri, true));
     }
 
     /** A store on its own client for {@code uri} (a server, or a Sentinel-watched master), shut down with the store. */
     public static Builder builder(RedisURI uri) {
-        return new Builder(RedisConnector.of(RedisClient.create(Require.notNull(uri, "uri")), null, true));
+        return new Builder(RedisConnector.of(RedisClient.create(Require.notNull(uri, "uri")), uri, true));
     }
 
     /** A store on its own client for the cluster reached through any of {@code redisUris}, shut down with the store. */
@@ -212,7 +214,7 @@ public final class RedisLockStore implements LockStore {
             return current;
         }
         StatefulConnection<String, String> connection = retries.call("connect to Redis", operationTimeout,
-                RedisFailures.INSTANCE, timeout -> connector.connect());
+                RedisFailures.INSTANCE, connector::connect);
         RedisAccess access = new RedisAccess(connection, connector.commands(connection), connector.isCluster(), layout,
                 operationTimeout, retention, retries);
         Open made = new Open(connection, access, new RedisBatches(access, confirmation),

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 
 /**
  * Wakes the store's waiters when a key they wait for is released on any node. A waiter marks the key's hash as waited
@@ -27,7 +26,7 @@ final class RedisReleaseListener {
     /** How long a first wait waits for the subscription's answer, at most. */
     private static final long START_MILLIS = 2000;
 
-    private final Supplier<StatefulRedisPubSubConnection<String, String>> connector;
+    private final Connecting connector;
     private final String channel;
     private final ReleaseWaiters waiters = new ReleaseWaiters();
     private StatefulRedisPubSubConnection<String, String> connection;
@@ -35,7 +34,13 @@ final class RedisReleaseListener {
     private RedisFuture<Void> subscribed;
     private boolean closed;
 
-    RedisReleaseListener(Supplier<StatefulRedisPubSubConnection<String, String>> connector, String channel) {
+    /** Opens the pub/sub connection, within the store's operation timeout. */
+    @FunctionalInterface
+    interface Connecting {
+        StatefulRedisPubSubConnection<String, String> connect() throws Exception;
+    }
+
+    RedisReleaseListener(Connecting connector, String channel) {
         this.connector = connector;
         this.channel = channel;
     }
@@ -120,8 +125,10 @@ final class RedisReleaseListener {
     private boolean subscribe(long millis) throws InterruptedException {
         StatefulRedisPubSubConnection<String, String> opened;
         try {
-            opened = connector.get();
-        } catch (RuntimeException e) {
+            opened = connector.connect();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
             log.warn("Could not connect to Redis to hear of lock releases on channel {}: {}. Waiters poll meanwhile and "
                     + "connect again at their next wait", channel, e.toString());
             return false;

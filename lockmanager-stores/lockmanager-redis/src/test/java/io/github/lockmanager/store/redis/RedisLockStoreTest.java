@@ -242,4 +242,51 @@ class RedisLockStoreTest {
             cluster.shutdown();
         }
     }
+
+    @Test
+    void connectingEndsWithinTheOperationTimeoutWhenTheServerAcceptsAndNeverAnswers() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            List<java.net.Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept());
+                    }
+                } catch (java.io.IOException closed) {
+                    // the test is over
+                }
+            }, "silent-server");
+            acceptor.start();
+            RedisLockStore mute = RedisLockStore.builder("redis://127.0.0.1:" + silent.getLocalPort())
+                    .operationTimeout(Duration.ofMillis(800)).build();
+            try {
+                long start = System.nanoTime();
+                assertThatThrownBy(mute::initialize).isInstanceOf(LockManagerException.class)
+                        .hasMessageContaining("connect to Redis").hasMessageContaining("800 ms");
+                // Lettuce's own handshake would wait 60 s
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+                assertThat(accepted).as("the client did reach the server").isNotEmpty();
+            } finally {
+                mute.close();
+                silent.close();
+                acceptor.join(10_000);
+                for (java.net.Socket s : accepted) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aDatabaseTheServerRefusesIsNamedNotReportedAsUnreachable() throws Exception {
+        RedisLockStore wrongDatabase = RedisLockStore.builder(redis.uri() + "/99").build();
+        try {
+            assertThatThrownBy(wrongDatabase::initialize).isInstanceOf(LockManagerException.class)
+                    .hasMessageContaining("refused the connection's setup").hasMessageContaining("DB index");
+        } finally {
+            wrongDatabase.close();
+        }
+        assertThat(RedisConnector.describe(io.lettuce.core.RedisURI.create("redis://127.0.0.1:6390/3")))
+                .as("what the startup log names").isEqualTo("127.0.0.1:6390/3");
+    }
 }
