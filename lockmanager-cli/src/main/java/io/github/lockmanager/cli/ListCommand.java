@@ -9,6 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.List;
 
 @Command(name = "list", mixinStandardHelpOptions = true,
@@ -39,6 +41,29 @@ final class ListCommand extends StoreCommand {
             records = records.stream().filter(r -> r.key().level() == keyOptions.level).toList();
         }
         print(records, format, admin, allClients);
+        if (records.isEmpty() && !allClients) {
+            otherClients(store);
+        }
         return 0;
+    }
+
+    /**
+     * Says on standard error which clients do hold locks when the one asked for holds none: a wrong --client (the
+     * managers' clientId) is the likeliest reason for an empty list. The list on standard output stays empty.
+     */
+    private void otherClients(LockStore store) throws Exception {
+        Map<String, Long> byClient = new TreeMap<>();
+        for (LockRecord record : LockAdmin.builder(store).allClients().snapshotTtl(Duration.ZERO).build().snapshot()
+                .matching(new LockFilter(null, null, null))) {
+            byClient.merge(record.key().clientId(), 1L, Long::sum);
+        }
+        byClient.remove(keyOptions.client);
+        if (!byClient.isEmpty()) {
+            StringBuilder held = new StringBuilder();
+            byClient.forEach((client, count) -> held.append(held.length() == 0 ? "" : ", ").append("'").append(client)
+                    .append("' (").append(count).append(count == 1 ? " lock)" : " locks)"));
+            err().println("lockmanager: client '" + keyOptions.client + "' holds no locks; other clients do: " + held
+                    + ". Name one with --client (the managers' clientId), or list them all with --all-clients.");
+        }
     }
 }

@@ -199,6 +199,20 @@ class LockManagerCliTest {
 
         assertThat(run("postgres", "list", "--all-clients")).isZero();
         assertThat(out.toString()).startsWith("CLIENT").contains(client);
+
+        // a client with no locks: the list stays empty, and standard error names the clients that hold some
+        CommandLine other = LockManagerCli.commandLine();
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        other.setOut(new PrintWriter(out, true));
+        other.setErr(new PrintWriter(err, true));
+        List<String> args = new ArrayList<>(List.of("list"));
+        args.addAll(storeOptions("postgres"));
+        args.addAll(List.of("--client", client + "-typo"));
+        assertThat(other.execute(args.toArray(String[]::new))).isZero();
+        assertThat(out.toString()).doesNotContain("only-dc");
+        assertThat(err.toString()).contains("client '" + client + "-typo' holds no locks; other clients do: ")
+                .contains("'" + client + "' (2 locks)").contains("--all-clients");
         assertThat(run("postgres", "list", "--all-clients", "--format", "json")).isZero();
         assertThat(out.toString()).contains("\"client\": \"" + client + "\"");
 

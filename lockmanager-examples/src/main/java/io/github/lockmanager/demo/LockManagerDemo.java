@@ -5,6 +5,8 @@ import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
@@ -12,12 +14,14 @@ import io.github.lockmanager.store.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Several simulated nodes share one in-memory store and contend for a few keys: re-entry, refusal, waiting,
- * abort across nodes, and a crashed node's lock freed after its (short) lease. Ends by itself.
+ * abort across nodes, permits (at most n holders), a lock owned by a task rather than a thread, and a crashed node's
+ * lock freed after its (short) lease. Ends by itself.
  */
 public final class LockManagerDemo {
     private static final Duration LEASE = Duration.ofSeconds(3);
@@ -37,6 +41,8 @@ public final class LockManagerDemo {
             reentry(alpha, beta);
             waiting(alpha, beta);
             abort(alpha, beta);
+            permits(alpha, beta);
+            taskLock(alpha, beta);
             crash(alpha, gamma, crashingView);
             say("All nodes close now: they release what they hold and stop their threads.");
         }
@@ -115,8 +121,46 @@ public final class LockManagerDemo {
                 TimeUnit.NANOSECONDS.toMillis(abortedAt[0] - start));
     }
 
+    private static void permits(LockManager alpha, LockManager beta) throws Exception {
+        section("4. Permits: at most 2 holders of 'partner-api' across the nodes");
+        try (LockResource first = alpha.lockPermit("partner-api", 2);
+             LockResource second = beta.lockPermit("partner-api", 2)) {
+            say("node-alpha and node-beta each hold a permit, tokens %d and %d", first.getFencingToken(),
+                    second.getFencingToken());
+            CompletableFuture<String> third = CompletableFuture.supplyAsync(() -> {
+                try (LockResource ignored = beta.lockPermit("partner-api", 2)) {
+                    return "a third holder got in";
+                } catch (AlreadyLockedException e) {
+                    return "a third holder is refused: " + e.getMessage();
+                } catch (LockException e) {
+                    return "failed: " + e;
+                }
+            }, runnable -> new Thread(runnable, "beta-third-caller").start());
+            say("%s", third.get(10, TimeUnit.SECONDS));
+            printLocks(alpha);
+        }
+    }
+
+    private static void taskLock(LockManager alpha, LockManager beta) throws Exception {
+        section("5. A task lock: taken by one thread, its wait holds no thread, released by another thread");
+        CompletableFuture<TaskLock> export = alpha.lockForTaskAsync("export-42", Duration.ofSeconds(5),
+                TaskOptions.named("export-42")).toCompletableFuture();
+        TaskLock lock = export.get(10, TimeUnit.SECONDS);
+        say("node-alpha's task holds 'export-42' as %s, token %d", lock.getLock().getHolderThreadName(),
+                lock.getFencingToken());
+        CompletableFuture<TaskLock> waiting = beta.lockForTaskAsync("export-42", Duration.ofSeconds(5),
+                TaskOptions.named("export-again")).toCompletableFuture();
+        say("node-beta's task waits for it without a thread (done: %s)", waiting.isDone());
+        Thread finisher = new Thread(lock::close, "alpha-finisher");
+        finisher.start();
+        finisher.join();
+        try (TaskLock next = waiting.get(10, TimeUnit.SECONDS)) {
+            say("another thread released it; node-beta's task took it, token %d", next.getFencingToken());
+        }
+    }
+
     private static void crash(LockManager alpha, LockManager gamma, SeverableStore gammaStore) throws Exception {
-        section("4. A crashed node's lock is free again one lease (" + LEASE.toSeconds() + " s) later");
+        section("6. A crashed node's lock is free again one lease (" + LEASE.toSeconds() + " s) later");
         CountDownLatch held = new CountDownLatch(1);
         LockResource[] migration = new LockResource[1];
         Thread migrator = new Thread(() -> {

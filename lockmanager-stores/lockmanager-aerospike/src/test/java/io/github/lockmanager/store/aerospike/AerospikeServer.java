@@ -68,7 +68,7 @@ final class AerospikeServer implements ExecutionCondition {
             if (!DockerClientFactory.instance().isDockerAvailable()) {
                 skipReason = "Aerospike tests skipped: no server given and no Docker engine reachable. Run them with "
                         + "-Daerospike.host=<host> [-Daerospike.port=3000] [-Daerospike.namespace=test] against a "
-                        + "server 6.0+ whose namespace accepts TTLs (nsup-period > 0), or where Docker runs.";
+                        + "server 7.0+ whose namespace accepts TTLs (nsup-period > 0), or where Docker runs.";
                 System.out.println(skipReason);
                 return;
             }
