@@ -22,7 +22,12 @@ import java.util.Map;
  * HTTP and say who is signed in. Paths are relative to where the page is mounted.
  */
 final class AdminPage {
-    static final String CSRF_HEADER = "X-CSRF-Token";
+    /**
+     * The page's own CSRF token's header. Not {@code X-CSRF-Token}: that is Spring Security's default header, which the
+     * page fills with Spring's own token where the application runs it ({@link HostCsrf}); headers are one name
+     * whatever their case, so the two tokens need two names.
+     */
+    static final String CSRF_HEADER = "X-Lock-Admin-Token";
     /** Sent with every answer: the page runs only its own script and style and cannot be framed. */
     static final Map<String, String> SECURITY_HEADERS = Map.of(
             "Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -61,9 +66,15 @@ final class AdminPage {
      * @param csrfSubject what the user's CSRF token is bound to (their session or name); {@code null} with no user
      * @param csrfToken   the {@value #CSRF_HEADER} header
      * @param remote      the client's address, for the log
+     * @param hostCsrf    the CSRF token of the application's own security filter, which the page's actions must
+     *                    carry too; {@code null} where there is none
      */
     record Request(String method, String path, Map<String, String> parameters, String user, String csrfSubject,
-                   String csrfToken, String remote) {
+                   String csrfToken, String remote, HostCsrf hostCsrf) {
+    }
+
+    /** A CSRF token that the application's security filter (Spring Security's) checks before the page sees a POST. */
+    record HostCsrf(String header, String token) {
     }
 
     record Response(int status, String contentType, byte[] body) {
@@ -106,6 +117,8 @@ final class AdminPage {
                 .replace("{{scope}}", escape(admin.scope()))
                 .replace("{{user}}", escape(user == null ? "" : user))
                 .replace("{{csrf}}", user == null ? "" : csrf.tokenFor(request.csrfSubject()))
+                .replace("{{hostCsrfHeader}}", request.hostCsrf() == null ? "" : escape(request.hostCsrf().header()))
+                .replace("{{hostCsrfToken}}", request.hostCsrf() == null ? "" : escape(request.hostCsrf().token()))
                 .replace("{{actions}}", actionsEnabled ? "enabled" : "disabled")
                 .replace("{{signIn}}", escape(signInPath == null ? "" : signInPath));
         return Response.of(200, "text/html; charset=utf-8", html);

@@ -121,7 +121,7 @@ public final class LockAdminServer implements AutoCloseable {
             String session = sessionOf(exchange).orElse(null);
             AdminPage.Response answer = page.handle(new AdminPage.Request(exchange.getRequestMethod(), path, parameters,
                     session == null ? null : user, session, exchange.getRequestHeaders().getFirst(AdminPage.CSRF_HEADER),
-                    exchange.getRemoteAddress().getAddress().getHostAddress()));
+                    exchange.getRemoteAddress().getAddress().getHostAddress(), null));
             send(exchange, answer.status(), answer.contentType(), answer.body());
         } catch (IllegalArgumentException e) {
             send(exchange, 400, "text/plain; charset=utf-8", e.getMessage().getBytes(StandardCharsets.UTF_8));

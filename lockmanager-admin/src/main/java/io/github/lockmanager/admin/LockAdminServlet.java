@@ -20,7 +20,9 @@ import java.util.Map;
  * Spring Security, a proxy that authenticates). Viewing needs whatever the application's rules for the path say. Actions
  * (abort, force-release, clean-up) are off unless enabled here; when enabled they need a request with a user
  * principal, in {@code requiredRole} if one is named, a POST, and the page's CSRF token; each is logged with the
- * user's name and address. Protect the whole path with the container: the list shows keys and node names.
+ * user's name and address. Protect the whole path with the container: the list shows keys and node names. Under Spring
+ * Security's defaults (form login, CSRF protection) the page's actions carry Spring's CSRF token as well, which this
+ * servlet reads from the request where Spring leaves it, so no exception for the path is needed.
  *
  * <p>Thread-safe, as a servlet must be. Register it programmatically ({@code ServletContext.addServlet},
  * Spring Boot's {@code ServletRegistrationBean}) with the {@link LockAdmin} it shows.
@@ -62,7 +64,7 @@ public class LockAdminServlet extends HttpServlet {
         String user = principal != null && (requiredRole == null || request.isUserInRole(requiredRole))
                 ? principal.getName() : null;
         AdminPage.Response answer = page.handle(new AdminPage.Request(request.getMethod(), path, parameters, user,
-                user, request.getHeader(AdminPage.CSRF_HEADER), request.getRemoteAddr()));
+                user, request.getHeader(AdminPage.CSRF_HEADER), request.getRemoteAddr(), HostCsrfToken.of(request)));
         response.setStatus(answer.status());
         AdminPage.SECURITY_HEADERS.forEach(response::setHeader);
         response.setContentType(answer.contentType());

@@ -57,7 +57,7 @@ class LockAdminServerTest extends AdminFixture {
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(form));
         if (csrf != null) {
-            request.header("X-CSRF-Token", csrf);
+            request.header("X-Lock-Admin-Token", csrf);
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

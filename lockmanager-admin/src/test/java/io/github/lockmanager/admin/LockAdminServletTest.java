@@ -130,11 +130,11 @@ class LockAdminServletTest extends AdminFixture {
         assertThat(holder.interrupted).isNotDone();
 
         HttpResponse<String> done = send(abort, "POST", form, "Content-Type", "application/x-www-form-urlencoded",
-                "X-Test-User", "ops", "X-Test-Roles", "lock-admin", "X-CSRF-Token", csrf.group(1));
+                "X-Test-User", "ops", "X-Test-Roles", "lock-admin", "X-Lock-Admin-Token", csrf.group(1));
         assertThat(done.statusCode()).isEqualTo(200);
         holder.interrupted.get(10, TimeUnit.SECONDS);
         // a token is bound to its user: another admin cannot replay it
         assertThat(send(abort, "POST", form, "Content-Type", "application/x-www-form-urlencoded", "X-Test-User", "other",
-                "X-Test-Roles", "lock-admin", "X-CSRF-Token", csrf.group(1)).statusCode()).isEqualTo(403);
+                "X-Test-Roles", "lock-admin", "X-Lock-Admin-Token", csrf.group(1)).statusCode()).isEqualTo(403);
     }
 }

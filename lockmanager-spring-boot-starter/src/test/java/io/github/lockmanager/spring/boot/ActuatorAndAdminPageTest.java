@@ -50,7 +50,7 @@ class ActuatorAndAdminPageTest {
                 "server.address=127.0.0.1",
                 "management.endpoints.web.exposure.include=locks,health",
                 "management.endpoint.health.show-details=always",
-                "lockmanager.admin.enabled=true");
+                "lockmanager.admin.enabled=true", BootApps.WITHOUT_SECURITY);
         base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
     }
 

@@ -69,6 +69,16 @@ final class BootApps {
         return messages;
     }
 
+    /**
+     * Leaves Spring Security's auto-configuration out: on the tests' class path for the secured admin page's test,
+     * it would put every other web test's endpoints behind a sign-in.
+     */
+    static final String WITHOUT_SECURITY = "spring.autoconfigure.exclude="
+            + "org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration,"
+            + "org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration,"
+            + "org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration,"
+            + "org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration";
+
     static ConfigurableApplicationContext start(Class<?> application, WebApplicationType web, List<String> base,
                                                 String... more) {
         List<String> properties = new ArrayList<>(base);
