@@ -64,7 +64,10 @@ class BenchmarksSmokeTest {
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
                 .anyMatch(f -> f.contains("Redisson")).anyMatch(f -> f.contains("RFencedLock"))
-                .anyMatch(f -> f.contains("RedisLockRegistry")).hasSize(36);
+                .anyMatch(f -> f.contains("RedisLockRegistry")).hasSize(42);
+        // what a waiter costs its store, on every store and beside every peer
+        assertThat(report.rows()).filteredOn(r -> r.figure().endsWith("a waiter's store calls per second")).hasSize(6)
+                .allSatisfy(r -> assertThat(r.note()).contains("a waiter on node b"));
         // on Redis, the commands each side sends per cycle, as the server reports them
         assertThat(report.rows()).filteredOn(r -> r.store().equals("Redis") && r.figure().endsWith("uncontended lock+unlock"))
                 .hasSize(3).allSatisfy(r -> assertThat(r.note()).contains("commands sent per cycle").containsPattern("ours 2\\.0\\d \\("));

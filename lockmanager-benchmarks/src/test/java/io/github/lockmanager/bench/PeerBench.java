@@ -120,6 +120,15 @@ final class PeerBench {
                             + ", theirs "
                             + waitingOf(peer));
 
+            double oursWaiting = waiterCallsPerSecond(ours, oursB, "w-ours-" + run, store);
+            double peerWaiting = waiterCallsPerSecond(peer, peerB, "w-peer-" + run, store);
+            report.add(figure + "a waiter's store calls per second", store, String.format(Locale.ROOT, "%.2f/s",
+                    oursWaiting), String.format(Locale.ROOT, "%.2f/s", peerWaiting), oursWaiting / peerWaiting,
+                    "a waiter on node b for a key node a holds, over " + settings.throughputTime().multipliedBy(2)
+                            .toMillis() + " ms, " + (store.equals(REDIS) ? "commands as the server's MONITOR reports "
+                            + "them" : "statements and commits counted on its connection") + "; below 1 is cheaper; "
+                            + "ours waits as in the hand-off row, theirs " + waitingOf(peer));
+
             // two turns each, alternated, so that a slow phase of the machine or the JIT's first compilation of the
             // contended paths does not fall on one side only
             Contended oursContended = contended(ours, oursB, "c-ours-" + run);
@@ -203,6 +212,44 @@ final class PeerBench {
             throw failure.get(0);
         }
         return new Contended(took, counts, a.roundTrips() + b.roundTrips() - tripsBefore);
+    }
+
+    /**
+     * The store calls that a waiter on node b sends per second while node a holds {@code key}: counted on the waiter's
+     * connection (JDBC), or as the Redis server reports every client's commands (the holder sends none meanwhile, but
+     * for a renewal that may fall in the window). Node a then lets go and the waiter takes the key and gives it back.
+     */
+    private double waiterCallsPerSecond(Contender holder, Contender waiter, String key, String store) throws Exception {
+        if (!holder.tryLock(key)) {
+            throw new IllegalStateException("node a could not take " + key);
+        }
+        List<Exception> failure = Collections.synchronizedList(new ArrayList<>());
+        Thread waiting = new Thread(() -> {
+            try {
+                waiter.lockWaiting(key, POLL);
+                waiter.unlock(key);
+            } catch (Exception e) {
+                failure.add(e);
+            }
+        }, "peer-bench-waiter");
+        Duration window = settings.throughputTime().multipliedBy(2);
+        long calls;
+        if (store.equals(REDIS)) {
+            try (RedisMonitor monitor = new RedisMonitor()) {
+                calls = monitor.sentDuring(window, waiting::start);
+            }
+        } else {
+            long before = waiter.roundTrips();
+            waiting.start();
+            Thread.sleep(window.toMillis());
+            calls = waiter.roundTrips() - before;
+        }
+        holder.unlock(key);
+        waiting.join(60_000);
+        if (!failure.isEmpty()) {
+            throw failure.get(0);
+        }
+        return calls / (window.toNanos() / 1e9);
     }
 
     private static String waitingOf(Contender peer) {

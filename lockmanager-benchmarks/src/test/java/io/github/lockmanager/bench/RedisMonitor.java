@@ -88,6 +88,30 @@ final class RedisMonitor implements AutoCloseable {
         return String.format(java.util.Locale.ROOT, "%.2f (%s)", (double) (sent.get() - 1) / cycles, which);
     }
 
+    /**
+     * The commands every client sent from {@code start} on for {@code window}, counted once the server has reported
+     * the last of them.
+     */
+    long sentDuring(java.time.Duration window, Runnable start) throws Exception {
+        synchronized (byCommand) {
+            byCommand.clear();
+        }
+        sent.set(0);
+        start.run();
+        Thread.sleep(window.toMillis());
+        String marker = "bench-monitor-" + System.nanoTime();
+        // the monitor's report of this marker comes after every command sent before it
+        try (Socket ping = new Socket(socket.getInetAddress(), socket.getPort())) {
+            ping.getOutputStream().write(("ECHO " + marker + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            ping.getInputStream().read(new byte[64]);
+        }
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (byCommand(marker) == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        return sent.get() - 1;
+    }
+
     private long byCommand(String marker) {
         synchronized (byCommand) {
             return byCommand.getOrDefault("echo", 0L);
