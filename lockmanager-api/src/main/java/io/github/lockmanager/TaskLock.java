@@ -31,6 +31,13 @@ public interface TaskLock extends LockResource {
     boolean isAbortRequested();
 
     /**
+     * Completes (with {@code null}) when an abort of this lock is asked for, on any node or by the manager's shutdown,
+     * after the task's listener was told: how work without a thread stops on an abort, as a thread's holder does on
+     * its interrupt (cancel the work, then release). Never completes if no abort comes; each call returns a new stage.
+     */
+    CompletionStage<Void> whenAbortRequested();
+
+    /**
      * Releases the lock as {@link #close()} does, on one of the manager's task threads, so that a caller on an event
      * loop never waits for the store. The stage completes once the release is done (or queued for retry after a store
      * failure, as {@link #close()} does); it never completes exceptionally.

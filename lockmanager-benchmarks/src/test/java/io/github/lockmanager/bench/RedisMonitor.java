@@ -62,7 +62,6 @@ final class RedisMonitor implements AutoCloseable {
      * once the last command of the work has been reported.
      */
     String perCycle(int cycles, Rounds.Cycle work) throws Exception {
-        String marker = "bench-monitor-" + System.nanoTime();
         synchronized (byCommand) {
             byCommand.clear();
         }
@@ -70,15 +69,7 @@ final class RedisMonitor implements AutoCloseable {
         for (int i = 0; i < cycles; i++) {
             work.run();
         }
-        // the monitor's report of this marker comes after every command sent before it
-        try (Socket ping = new Socket(socket.getInetAddress(), socket.getPort())) {
-            ping.getOutputStream().write(("ECHO " + marker + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            ping.getInputStream().read(new byte[64]);
-        }
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (byCommand(marker) == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        awaitReported();
         StringBuilder which = new StringBuilder();
         synchronized (byCommand) {
             byCommand.remove("echo");
@@ -99,6 +90,12 @@ final class RedisMonitor implements AutoCloseable {
         sent.set(0);
         start.run();
         Thread.sleep(window.toMillis());
+        awaitReported();
+        return sent.get() - 1;
+    }
+
+    /** Returns once the server has reported every command sent before this call (an ECHO sent after them). */
+    private void awaitReported() throws Exception {
         String marker = "bench-monitor-" + System.nanoTime();
         // the monitor's report of this marker comes after every command sent before it
         try (Socket ping = new Socket(socket.getInetAddress(), socket.getPort())) {
@@ -109,7 +106,6 @@ final class RedisMonitor implements AutoCloseable {
         while (byCommand(marker) == 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        return sent.get() - 1;
     }
 
     private long byCommand(String marker) {

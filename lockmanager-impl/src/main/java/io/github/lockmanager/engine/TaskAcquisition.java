@@ -26,6 +26,7 @@ final class TaskAcquisition extends Acquisition {
     private final BooleanSupplier active;
     private final TaskLockListener listener;
     private final CompletableFuture<LockLossReason> ended = new CompletableFuture<>();
+    private final CompletableFuture<Void> abortAsked = new CompletableFuture<>();
     private final AtomicBoolean endTold = new AtomicBoolean();
     private volatile boolean abortRequested;
     private volatile boolean activeCheckFailed;
@@ -49,6 +50,11 @@ final class TaskAcquisition extends Acquisition {
 
     boolean isAbortRequested() {
         return abortRequested;
+    }
+
+    /** Completes once an abort is asked for, after the listener was told. */
+    CompletableFuture<Void> abortAsked() {
+        return abortAsked;
     }
 
     /** Asks the task's check; one that throws counts as active (the failure is logged once). */
@@ -84,6 +90,7 @@ final class TaskAcquisition extends Acquisition {
         log.info("Abort requested for lock {} on node '{}': its task is told; the lock stays held until the task "
                 + "releases it or its lease ends", this, nodeId);
         tell(l -> listener.abortRequested(l), "abortRequested");
+        abortAsked.complete(null);
     }
 
     @Override

@@ -38,6 +38,11 @@ final class TaskHold implements TaskLock {
     }
 
     @Override
+    public CompletionStage<Void> whenAbortRequested() {
+        return acquisition.abortAsked().copy();
+    }
+
+    @Override
     public CompletionStage<Void> releaseAsync() {
         CompletableFuture<Void> released = new CompletableFuture<>();
         tasks.run(() -> {

@@ -74,13 +74,10 @@ public final class ReactiveLocks {
         return Flux.defer(() -> run(key, level, maxWait, task, work));
     }
 
-    /** One subscription's lock and work, with an abort signal of its own. */
+    /** One subscription's lock and work. */
     private <T> Flux<T> run(String key, LockLevel level, Duration maxWait, TaskOptions task,
                             Function<? super TaskLock, ? extends Publisher<T>> work) {
-        Objects.requireNonNull(task, "task options");
-        AbortSignal abort = new AbortSignal(task.listener());
-        return Flux.usingWhen(lock(key, level, maxWait, task.listener(abort)),
-                held -> guarded(held, abort, Flux.from(work.apply(held))),
+        return Flux.usingWhen(lock(key, level, maxWait, task), held -> guarded(held, Flux.from(work.apply(held))),
                 ReactiveLocks::release, (held, error) -> release(held), ReactiveLocks::release);
     }
 
@@ -88,14 +85,14 @@ public final class ReactiveLocks {
      * {@code work}, cancelled and failed with {@link LockLostException} once {@code held} is lost, or with a
      * {@link CancellationException} once an abort of it is asked for.
      */
-    private static <T> Flux<T> guarded(TaskLock held, AbortSignal abort, Flux<T> work) {
+    private static <T> Flux<T> guarded(TaskLock held, Flux<T> work) {
         // a lock released normally completes its stage with null, which must not end the work
         Mono<LockLossReason> lost = Mono.fromCompletionStage(held.whenEnded()).switchIfEmpty(Mono.never());
-        Mono<Object> aborted = Mono.fromCompletionStage(abort.asked.thenApply(asked -> Boolean.TRUE));
+        Mono<Object> aborted = Mono.fromCompletionStage(held.whenAbortRequested().thenApply(asked -> Boolean.TRUE));
         return work.takeUntilOther(Mono.firstWithSignal(lost.cast(Object.class), aborted)).concatWith(Mono.defer(() -> held.isLost()
                 ? Mono.error(new LockLostException("lock " + held.getLock().getKey() + " of task '"
                 + held.getTaskName() + "' was lost while its work ran: the work was cancelled"))
-                : abort.asked.isDone() ? Mono.error(new CancellationException("lock " + held.getLock().getKey()
+                : held.isAbortRequested() ? Mono.error(new CancellationException("lock " + held.getLock().getKey()
                 + " of task '" + held.getTaskName() + "': an abort was asked for while its work ran, so the work was "
                 + "cancelled and the lock released"))
                 : Mono.empty()));

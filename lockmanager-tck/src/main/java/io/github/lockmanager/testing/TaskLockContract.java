@@ -129,11 +129,15 @@ public abstract class TaskLockContract extends ContractNodes {
         LockManager b = node("b");
         Told told = new Told();
         TaskLock lock = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export").listener(told));
+        java.util.concurrent.CompletableFuture<Void> aborted = lock.whenAbortRequested().toCompletableFuture();
+        assertThat(aborted).isNotDone();
 
         b.abort("job");
 
         assertThat(told.next()).isEqualTo("abort job");
         assertThat(lock.isAbortRequested()).isTrue();
+        aborted.get(30, TimeUnit.SECONDS);
+        assertThat(lock.whenAbortRequested().toCompletableFuture()).as("a stage asked for later").isDone();
         assertThat(lock.isLost()).isFalse();
         assertThat(lock.whenEnded().toCompletableFuture()).isNotDone();
         assertThatThrownBy(() -> b.lock("job")).isInstanceOf(AlreadyLockedException.class);

@@ -1,13 +1,9 @@
 package io.github.lockmanager.spring.boot;
 
 import io.github.lockmanager.AlreadyLockedException;
-import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockException;
-import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.TaskLock;
-import io.github.lockmanager.TaskLockListener;
-import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.ProxyMethodInvocation;
@@ -34,10 +30,9 @@ final class StageLockedCall {
         // proceeding after this call has returned needs a copy of the invocation, as Spring's own async advice does
         MethodInvocation later = locked.onBusy() == OnBusy.WAIT && invocation instanceof ProxyMethodInvocation proxy
                 ? proxy.invocableClone() : invocation;
-        AbortHook abort = new AbortHook(locked.task());
         CompletionStage<TaskLock> lock = locked.onBusy() == OnBusy.WAIT
-                ? manager.lockForTaskAsync(key, locked.level(manager), locked.maxWait(), abort.options)
-                : tryNow(locked, manager, key, abort.options);
+                ? manager.lockForTaskAsync(key, locked.level(manager), locked.maxWait(), locked.task())
+                : tryNow(locked, manager, key);
         CompletableFuture<Object> result = new CompletableFuture<>();
         lock.whenComplete((held, failure) -> {
             if (failure != null) {
@@ -50,22 +45,21 @@ final class StageLockedCall {
                 }
                 return;
             }
-            run(locked, held, later, result, abort);
+            run(locked, held, later, result);
         });
         return result;
     }
 
-    private static CompletionStage<TaskLock> tryNow(LockedMethod locked, LockManager manager, String key,
-                                                    TaskOptions options) {
+    private static CompletionStage<TaskLock> tryNow(LockedMethod locked, LockManager manager, String key) {
         try {
-            return CompletableFuture.completedFuture(manager.lockForTask(key, locked.level(manager), options));
+            return CompletableFuture.completedFuture(manager.lockForTask(key, locked.level(manager), locked.task()));
         } catch (LockException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
     private static void run(LockedMethod locked, TaskLock held, MethodInvocation invocation,
-                            CompletableFuture<Object> result, AbortHook abort) {
+                            CompletableFuture<Object> result) {
         CompletionStage<?> work;
         try {
             work = (CompletionStage<?>) invocation.proceed();
@@ -81,67 +75,33 @@ final class StageLockedCall {
         }
         work.whenComplete((value, failure) -> {
             locked.release(held);
-            if (abort.asked.isDone()) {
-                result.completeExceptionally(abort.cancelled(held));
+            if (held.isAbortRequested()) {
+                result.completeExceptionally(cancelled(held));
             } else if (failure != null) {
                 result.completeExceptionally(failure);
             } else {
                 result.complete(value);
             }
         });
-        // an abort asked for before this line is acted on here, one asked later by the listener
-        abort.asked.thenRun(() -> cancel(locked, held, work, result, abort));
+        // an abort asked for before this line is acted on at once, one asked later when it comes
+        held.whenAbortRequested().thenRun(() -> cancel(locked, held, work, result));
     }
 
     /** Stops the method's work: its stage is cancelled, which releases the lock as it completes. */
     private static void cancel(LockedMethod locked, TaskLock held, CompletionStage<?> work,
-                               CompletableFuture<Object> result, AbortHook abort) {
+                               CompletableFuture<Object> result) {
         try {
             work.toCompletableFuture().cancel(true);
         } catch (UnsupportedOperationException cannotCancel) {
             // a stage that cannot be cancelled: its holder is stopped all the same, as an abort promises
             locked.release(held);
-            result.completeExceptionally(abort.cancelled(held));
+            result.completeExceptionally(cancelled(held));
         }
     }
 
-    /**
-     * The task's own listener, told first, and a stage that completes when an abort of the lock is asked for: how the
-     * abort that interrupts a thread's holder reaches a method whose work has no thread.
-     */
-    private static final class AbortHook implements TaskLockListener {
-        final CompletableFuture<Void> asked = new CompletableFuture<>();
-        final TaskOptions options;
-        private final TaskLockListener task;
-
-        AbortHook(TaskOptions options) {
-            this.task = options.listener();
-            this.options = options.listener(this);
-        }
-
-        CancellationException cancelled(TaskLock held) {
-            return new CancellationException("lock " + held.getLock().getKey() + " of '" + held.getTaskName()
-                    + "': an abort was asked for while the method's work ran, so its stage was cancelled and the lock "
-                    + "released");
-        }
-
-        @Override
-        public void abortRequested(Lock lock) {
-            try {
-                task.abortRequested(lock);
-            } finally {
-                asked.complete(null);
-            }
-        }
-
-        @Override
-        public void lost(Lock lock, LockLossReason reason) {
-            task.lost(lock, reason);
-        }
-
-        @Override
-        public void released(Lock lock) {
-            task.released(lock);
-        }
+    private static CancellationException cancelled(TaskLock held) {
+        return new CancellationException("lock " + held.getLock().getKey() + " of '" + held.getTaskName()
+                + "': an abort was asked for while the method's work ran, so its stage was cancelled and the lock "
+                + "released");
     }
 }

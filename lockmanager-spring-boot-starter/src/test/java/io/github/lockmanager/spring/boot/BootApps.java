@@ -83,6 +83,14 @@ final class BootApps {
                                                 String... more) {
         List<String> properties = new ArrayList<>(base);
         properties.addAll(Arrays.asList(more));
+        // one property may be given once: the classes left out by several settings go in one list
+        String exclude = "spring.autoconfigure.exclude=";
+        List<String> excluded = properties.stream().filter(p -> p.startsWith(exclude))
+                .map(p -> p.substring(exclude.length())).toList();
+        if (excluded.size() > 1) {
+            properties.removeIf(p -> p.startsWith(exclude));
+            properties.add(exclude + String.join(",", excluded));
+        }
         return new SpringApplicationBuilder(application)
                 .web(web)
                 .logStartupInfo(false)
