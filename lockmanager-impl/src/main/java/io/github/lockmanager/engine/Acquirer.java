@@ -305,19 +305,14 @@ final class Acquirer {
             return fromStore(mine, null);
         }
         AcquireResult handedOver = fromStore(mine, parked);
-        if (handedOver != null) {
-            return handedOver;
-        }
-        // the store refused the hand-off: the giver's record was gone before its holder let go (force-released,
-        // lost by the store). Its holder is told, and this acquisition asks for the key as any other would
-        releaser.handOffRefused(parked);
-        return fromStore(mine, null);
+        // null: the key was free once the giver's record had gone, so this acquisition asks for it as any other would
+        return handedOver != null ? handedOver : fromStore(mine, null);
     }
 
     /**
      * Asks the store for {@code mine}, taking over {@code parked}'s record if not null; on anything but success
-     * {@code mine} is ended and out of the table, except after a refused hand-off, which answers {@code null} and
-     * leaves {@code mine} as it was for another try.
+     * {@code mine} is ended and out of the table, except after a hand-off refused on a key no one holds, which answers
+     * {@code null} and leaves {@code mine} as it was for another try.
      */
     private AcquireResult fromStore(Acquisition mine, HandOffs.Parked parked) throws LockException {
         LockHandle handle = mine.handle();
@@ -348,8 +343,12 @@ final class Acquirer {
         }
         if (!result.isAcquired()) {
             if (parked != null) {
-                // a parked record that was still the key's would have been taken over: it is gone, nothing to release
-                return null;
+                // a parked record that was still the key's would have been taken over: it is gone (force-released,
+                // lost by the store) since before its holder let go, who is told now; nothing to release
+                releaser.handOffRefused(parked);
+                if (result.record() == null) {
+                    return null;
+                }
             }
             abandon(mine);
             return result;

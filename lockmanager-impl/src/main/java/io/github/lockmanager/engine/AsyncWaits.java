@@ -268,7 +268,7 @@ final class AsyncWaits {
                 watch();
                 if (unwatch != null) {
                     // the store announces the release: a try now and then only makes up for an announcement missed
-                    pause = Math.max(pause, pollNanos * (long) Waits.ANNOUNCED_SAFETY_INTERVALS);
+                    pause = Math.max(pause, Waits.announcedPauseNanos(pollNanos));
                 }
             }
             try {

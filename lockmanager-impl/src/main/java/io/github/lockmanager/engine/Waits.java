@@ -36,7 +36,7 @@ final class Waits {
      * before it asks the store again anyway, in case one was missed (the store's listener reconnected meanwhile): 5 s
      * at the default interval, so that such a waiter costs well under one store call a second.
      */
-    static final int ANNOUNCED_SAFETY_INTERVALS = 50;
+    private static final int ANNOUNCED_SAFETY_INTERVALS = 50;
 
     /** What a try that starts at its wait's deadline is given: enough for one round trip to a store nearby. */
     static final long LAST_TRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -126,15 +126,17 @@ final class Waits {
             table.awaitAnyPermitGone(level, key, System.nanoTime() + pauseNanos);
         } else if (heldHere) {
             table.awaitAllGone(level, key, System.nanoTime() + pauseNanos);
-        } else if (!awaitRemoteRelease(key, level, Math.min(announcedPauseNanos(), remainingNanos))) {
+        } else if (!awaitRemoteRelease(key, level, Math.min(announcedPauseNanos(pollNanos), remainingNanos))) {
             TimeUnit.NANOSECONDS.sleep(pauseNanos);
         }
     }
 
-    /** How long a waiter waits for a store's announcement before it asks the store again anyway. */
-    long announcedPauseNanos() {
-        return pollNanos > Long.MAX_VALUE / ANNOUNCED_SAFETY_INTERVALS ? Long.MAX_VALUE
-                : pollNanos * ANNOUNCED_SAFETY_INTERVALS;
+    /**
+     * How long a waiter, thread or task, waits for a store's announcement before it asks the store again anyway; the
+     * poll interval is at most a day, so this never overflows.
+     */
+    static long announcedPauseNanos(long pollNanos) {
+        return pollNanos * ANNOUNCED_SAFETY_INTERVALS;
     }
 
     private boolean awaitRemoteRelease(String key, LockLevel level, long pauseNanos) throws InterruptedException {

@@ -1,7 +1,6 @@
 package io.github.lockmanager.reactor;
 
 import io.github.lockmanager.LockLevel;
-import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.TaskLock;
@@ -14,6 +13,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -87,15 +87,17 @@ public final class ReactiveLocks {
      */
     private static <T> Flux<T> guarded(TaskLock held, Flux<T> work) {
         // a lock released normally completes its stage with null, which must not end the work
-        Mono<LockLossReason> lost = Mono.fromCompletionStage(held.whenEnded()).switchIfEmpty(Mono.never());
+        Mono<Object> lost = Mono.fromCompletionStage(held.whenEnded()).switchIfEmpty(Mono.never()).cast(Object.class);
         Mono<Object> aborted = Mono.fromCompletionStage(held.whenAbortRequested().thenApply(asked -> Boolean.TRUE));
-        return work.takeUntilOther(Mono.firstWithSignal(lost.cast(Object.class), aborted)).concatWith(Mono.defer(() -> held.isLost()
-                ? Mono.error(new LockLostException("lock " + held.getLock().getKey() + " of task '"
-                + held.getTaskName() + "' was lost while its work ran: the work was cancelled"))
-                : held.isAbortRequested() ? Mono.error(new CancellationException("lock " + held.getLock().getKey()
-                + " of task '" + held.getTaskName() + "': an abort was asked for while its work ran, so the work was "
-                + "cancelled and the lock released"))
-                : Mono.empty()));
+        // only work that was cut short fails: work that ended by itself as the abort or loss came keeps its end
+        AtomicBoolean stopped = new AtomicBoolean();
+        Mono<Object> stop = Mono.firstWithSignal(lost, aborted).doOnNext(signal -> stopped.set(true));
+        return work.takeUntilOther(stop).concatWith(Mono.defer(() -> !stopped.get() ? Mono.empty()
+                : Mono.error(held.isLost()
+                ? new LockLostException("lock " + held.getLock().getKey() + " of task '" + held.getTaskName()
+                + "' was lost while its work ran: the work was cancelled")
+                : new CancellationException("lock " + held.getLock().getKey() + " of task '" + held.getTaskName()
+                + "': an abort was asked for while its work ran, so the work was cancelled and the lock released"))));
     }
 
     private static Mono<Void> release(TaskLock held) {

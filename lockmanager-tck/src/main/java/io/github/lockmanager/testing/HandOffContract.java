@@ -138,9 +138,12 @@ public abstract class HandOffContract extends ContractNodes {
         try (LockResource taken = other.lock("job")) {
             between = taken.getFencingToken();
         }
+        long releases = counted.calls("release");
 
         holder.letGo.countDown();
         awaitHeld(waiter);
+        assertThat(counted.calls("release")).as("the holder's record was parked for the waiter, not released: the "
+                + "hand-off's refusal is what told the holder").isEqualTo(releases);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> holder.resource.isLost());
         assertThat(losses).containsExactly("holder-job " + LockLossReason.NOT_OWNED);
@@ -159,12 +162,14 @@ public abstract class HandOffContract extends ContractNodes {
         List<String> losses = nodeWhoseHolderWillNotNotice();
         assertThat(other.forceRelease("job", other.getDefaultLevel(), "test")).isEqualTo(1);
         LockResource taken = other.lock("job");
+        long releases = counted.calls("release");
 
         holder.letGo.countDown();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> holder.resource.isLost());
         assertThat(losses).containsExactly("holder-job " + LockLossReason.NOT_OWNED);
         assertThat(waiter.acquired.getCount()).as("the waiter still waits for node b").isEqualTo(1);
+        assertThat(counted.calls("release")).as("parked for the waiter, not released").isEqualTo(releases);
         taken.close();
         awaitHeld(waiter);
         assertThat(waiter.resource.getFencingToken()).isGreaterThan(taken.getFencingToken());

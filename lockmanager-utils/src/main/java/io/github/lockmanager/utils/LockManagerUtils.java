@@ -26,9 +26,10 @@ public final class LockManagerUtils {
      * Waits, without a deadline, until the calling thread holds {@code key} at the manager's default level (Hippo's
      * {@code LockManagerUtils.waitForLock}). A thread that holds the key already adds a hold at once.
      *
-     * @param waitIntervalMillis Hippo's pause between tries, positive. Kept for Hippo's callers: the wait here is woken
-     *                           by releases, and asks the store at least as often as the manager's wait poll interval
-     *                           (the builder's {@code waitPollInterval}, 100 ms by default) says, whatever this is
+     * @param waitIntervalMillis Hippo's pause between tries, positive. Kept for Hippo's callers, it sets nothing: the
+     *                           wait here is woken by releases, and asks the store again on the manager's schedule
+     *                           (the builder's {@code waitPollInterval}, 100 ms by default, where the store announces
+     *                           no releases)
      * @return the hold; give it back with {@link LockResource#close()} or {@link LockManager#unlock(String)}
      * @throws InterruptedException     if the thread is interrupted before or while it waits; nothing is held then
      * @throws LockException            a {@link io.github.lockmanager.LockManagerException} if the store failed

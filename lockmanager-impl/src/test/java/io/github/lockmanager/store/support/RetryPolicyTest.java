@@ -102,4 +102,29 @@ class RetryPolicyTest {
     void aSocketTimeoutIsNoInterrupt() {
         assertThat(RetryPolicy.isInterruption(new IOException(new SocketTimeoutException("read timed out")))).isFalse();
     }
+
+    @Test
+    void aCallersDeadlineCutsTheBudgetUntilItIsCleared() throws Exception {
+        RetryPolicy retries = new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(5));
+        List<Long> given = new ArrayList<>();
+        RetryPolicy.Attempt<String> timesOut = remaining -> {
+            given.add(remaining);
+            Thread.sleep(remaining);
+            throw new SocketTimeoutException("no answer in " + remaining + " ms");
+        };
+        CallDeadline.set(System.nanoTime() + Duration.ofMillis(100).toNanos());
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> retries.call("acquire", Duration.ofSeconds(30), e -> Failure.TRANSIENT, timesOut))
+                    .isInstanceOf(LockManagerException.class).hasMessageContaining("the time its caller had left");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            assertThat(given.get(0)).as("the first attempt's time, cut to the deadline").isLessThanOrEqualTo(100);
+        } finally {
+            CallDeadline.clear();
+        }
+        assertThat(CallDeadline.remainingNanos(Duration.ofSeconds(30).toNanos()))
+                .as("cleared: the whole budget again").isEqualTo(Duration.ofSeconds(30).toNanos());
+        long whole = retries.call("read", Duration.ofSeconds(30), e -> Failure.TRANSIENT, remaining -> remaining);
+        assertThat(whole).as("an attempt's time without a deadline").isGreaterThan(20_000L);
+    }
 }

@@ -75,7 +75,10 @@ final class StageLockedCall {
         }
         work.whenComplete((value, failure) -> {
             locked.release(held);
-            if (held.isAbortRequested()) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (cause instanceof CancellationException && held.isAbortRequested()) {
+                // cancelled by the abort: say so; work that ended by itself as the abort came keeps its outcome
                 result.completeExceptionally(cancelled(held));
             } else if (failure != null) {
                 result.completeExceptionally(failure);

@@ -57,6 +57,9 @@ abstract class RedisConnector {
             future.thenAccept(StatefulConnection::closeAsync);
             throw new TimeoutException("no connection within " + timeoutMillis + " ms (the server accepts but does not "
                     + "answer, or is slow to)");
+        } catch (InterruptedException interrupted) {
+            future.thenAccept(StatefulConnection::closeAsync);
+            throw interrupted;
         } catch (ExecutionException failed) {
             throw failed.getCause() instanceof Exception cause ? cause : failed;
         }

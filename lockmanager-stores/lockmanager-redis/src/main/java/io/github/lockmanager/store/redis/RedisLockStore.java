@@ -79,8 +79,8 @@ public final class RedisLockStore implements LockStore {
         this.operationTimeout = builder.getOperationTimeout();
         this.retention = builder.getIdleRecordRetention();
         this.retries = builder.getRetries();
-        this.listener = new RedisReleaseListener(() -> connector.connectPubSub(operationTimeout.toMillis()),
-                layout.channel());
+        this.listener = new RedisReleaseListener(millis -> connector.connectPubSub(Math.min(millis,
+                operationTimeout.toMillis())), layout.channel());
     }
 
     /** A store on the server (or Sentinel-watched master) {@code client} was created for; the client stays open. */

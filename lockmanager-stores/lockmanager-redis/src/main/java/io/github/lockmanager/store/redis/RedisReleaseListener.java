@@ -34,10 +34,13 @@ final class RedisReleaseListener {
     private RedisFuture<Void> subscribed;
     private boolean closed;
 
-    /** Opens the pub/sub connection, within the store's operation timeout. */
+    /**
+     * Opens the pub/sub connection within {@code millis} (at most the store's operation timeout): the waiter that opens
+     * it waits no longer than its own wait for the subscription allows.
+     */
     @FunctionalInterface
     interface Connecting {
-        StatefulRedisPubSubConnection<String, String> connect() throws Exception;
+        StatefulRedisPubSubConnection<String, String> connect(long millis) throws Exception;
     }
 
     RedisReleaseListener(Connecting connector, String channel) {
@@ -125,7 +128,7 @@ final class RedisReleaseListener {
     private boolean subscribe(long millis) throws InterruptedException {
         StatefulRedisPubSubConnection<String, String> opened;
         try {
-            opened = connector.connect();
+            opened = connector.connect(Math.max(1, millis));
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
