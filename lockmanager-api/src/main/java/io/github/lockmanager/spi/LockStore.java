@@ -159,6 +159,16 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * The longest lease this store grants, or {@code null} (the default) for any the manager accepts. A store that
+     * protects holders across a restart that lost its records for a set time (Redis's restart quarantine) grants no
+     * longer lease than that time: the manager refuses a longer one, its own or a call's, with the store's setting
+     * named in the message (the store's {@code toString()}).
+     */
+    default Duration longestLease() {
+        return null;
+    }
+
+    /**
      * {@code true} if every call is a plain operation on this JVM's memory: it never blocks on I/O, never looks at
      * the caller's interrupt flag, and answers as fast as the JVM runs the calling thread. The manager then skips
      * what guards a call across a network (setting the caller's interrupt flag aside, timing the answer against

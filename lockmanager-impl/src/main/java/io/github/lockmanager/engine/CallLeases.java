@@ -1,5 +1,8 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.internal.Require;
+import io.github.lockmanager.spi.LockStore;
+
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,21 +17,35 @@ final class CallLeases {
 
     private final LeasePolicy defaults;
     private final LeaseKeeper keeper;
+    private final LockStore store;
     private final ConcurrentHashMap<Duration, LeasePolicy> policies = new ConcurrentHashMap<>();
 
-    CallLeases(LeasePolicy defaults, LeaseKeeper keeper) {
+    CallLeases(LeasePolicy defaults, LeaseKeeper keeper, LockStore store) {
         this.defaults = defaults;
         this.keeper = keeper;
+        this.store = store;
+    }
+
+    /**
+     * Checks {@code lease} against the longest the store grants ({@link LockStore#longestLease()}).
+     *
+     * @throws IllegalArgumentException naming the store, whose description names the setting
+     */
+    static void checkStoreGrants(LockStore store, Duration lease) {
+        Duration longest = store.longestLease();
+        Require.argument(longest == null || lease.compareTo(longest) <= 0, "lease %s is longer than store %s grants "
+                + "(%s): raise the store's setting, or ask for a shorter lease", lease, store, longest);
     }
 
     /**
      * The policy of {@code lease}, the manager's own when it is the default lease.
      *
-     * @throws IllegalArgumentException if the lease is null, shorter than {@link LeasePolicy#SHORTEST} or longer than
-     *                                  {@link LeasePolicy#LONGEST}
+     * @throws IllegalArgumentException if the lease is null, shorter than {@link LeasePolicy#SHORTEST}, longer than
+     *                                  {@link LeasePolicy#LONGEST} or than the store grants
      */
     LeasePolicy of(Duration lease) {
         LeasePolicy.checkLease(lease);
+        checkStoreGrants(store, lease);
         if (lease.equals(defaults.lease())) {
             return defaults;
         }

@@ -78,7 +78,7 @@ final class LockEngine implements LockManager {
         this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, handOffs, heldTooLong, events);
         this.keeper = new LeaseKeeper(settings, table, calls, releaser, delivery, heldTooLong, events, keeperThreads,
                 keeperThread);
-        this.callLeases = new CallLeases(settings.leases(), keeper);
+        this.callLeases = new CallLeases(settings.leases(), keeper, settings.store());
         this.adminBean = new AdminBean(settings, table, this, heldTooLong);
         this.waits = new Waits(settings, table, keys, events);
         this.asyncWaits = new AsyncWaits(settings, table, events, lifecycle);

@@ -269,8 +269,9 @@ public final class LockManagerBuilder {
      * Initializes the store and starts the manager's two threads ({@code lockmanager-<node>-keeper} and
      * {@code lockmanager-<node>-watchdog}), which stop on {@link LockManager#close()}.
      *
-     * @throws IllegalStateException if no store was set, the renewal interval is not well inside the lease, or
-     *                               the time source is not the one the store ends leases by
+     * @throws IllegalStateException    if no store was set, the renewal interval is not well inside the lease, or
+     *                                  the time source is not the one the store ends leases by
+     * @throws IllegalArgumentException if the lease is longer than the store grants ({@link LockStore#longestLease()})
      * @throws LockManagerException  if the store cannot be initialized
      */
     public LockManager build() throws LockManagerException {
@@ -283,6 +284,7 @@ public final class LockManagerBuilder {
                     + "clock while the store frees the key by another. Use TimeSource.system() with this store, or an "
                     + "InMemoryLockStore built with the same time source");
         }
+        CallLeases.checkStoreGrants(store, lease);
         LeasePolicy leases = LeasePolicy.of(lease, renewalInterval, abortPollInterval);
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,

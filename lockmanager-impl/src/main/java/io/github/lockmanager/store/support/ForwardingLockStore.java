@@ -119,6 +119,11 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public Duration longestLease() {
+        return delegate.longestLease();
+    }
+
+    @Override
     public boolean supportsModes() {
         return delegate.supportsModes();
     }

@@ -81,6 +81,7 @@ public final class AerospikeLockStore implements LockStore {
     private final AerospikeAccess access;
     private final IAerospikeClient client;
     private final String namespace;
+    private final boolean acceptTwoHoldersAfterRestart;
     private final AerospikeBatches batches;
 
     private AerospikeLockStore(Builder builder) {
@@ -88,6 +89,7 @@ public final class AerospikeLockStore implements LockStore {
                 builder.getOperationTimeout(), builder.getIdleRecordRetention(), builder.getRetries());
         this.client = builder.client;
         this.namespace = builder.namespace;
+        this.acceptTwoHoldersAfterRestart = builder.acceptTwoHoldersAfterRestart;
         this.batches = new AerospikeBatches(access);
     }
 
@@ -106,6 +108,7 @@ public final class AerospikeLockStore implements LockStore {
         private String namespace = "test";
         private String setSuffix = "locks";
         private List<String> farmIds = List.of();
+        private boolean acceptTwoHoldersAfterRestart;
 
         private Builder(IAerospikeClient client) {
             super(Duration.ofMillis(50), new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(500)));
@@ -134,6 +137,19 @@ public final class AerospikeLockStore implements LockStore {
          */
         public Builder farmIds(String... farmIds) {
             this.farmIds = List.of(farmIds);
+            return this;
+        }
+
+        /**
+         * Accepts a namespace kept in memory only ({@code storage-engine memory} without a {@code file} or
+         * {@code device}), which {@link #initialize()} otherwise refuses. Its restart forgets every lock, and the store
+         * cannot tell a record lost from one never written, so <b>for up to a third of a lease after such a restart
+         * (the holder's next renewal) another node can be granted a key while its former holder still works</b>.
+         * Fencing tokens stay ordered across it. Only where a resource checks the tokens, or two holders for a moment
+         * do no harm. Default {@code false}.
+         */
+        public Builder acceptTwoHoldersAfterRestart(boolean accept) {
+            this.acceptTwoHoldersAfterRestart = accept;
             return this;
         }
 
@@ -176,6 +192,22 @@ public final class AerospikeLockStore implements LockStore {
             throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + ns.name()
                     + "' rejects records with a TTL (nsup-period is 0): set nsup-period (for example 120) or "
                     + "allow-ttl-without-nsup true in its configuration");
+        }
+        if (ns.isVolatile() && !acceptTwoHoldersAfterRestart) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + ns.name()
+                    + "' keeps its records in memory only (storage-engine memory without a file or device): a restart "
+                    + "forgets every lock, and another node could then be granted a key while its former holder still "
+                    + "works, until that holder's next renewal. Persist the namespace (a file or device in its "
+                    + "storage-engine block), or accept that risk with acceptTwoHoldersAfterRestart(true)");
+        }
+        if (ns.isVolatile()) {
+            log.warn("Aerospike namespace '{}' keeps its records in memory only, accepted by "
+                    + "acceptTwoHoldersAfterRestart: after a restart another node can be granted a key while its former "
+                    + "holder still works, until that holder's next renewal; fencing tokens stay ordered", ns.name());
+        } else if (!ns.commitsToDevice()) {
+            log.info("Aerospike namespace '{}' acknowledges writes before they reach its device (no commit-to-device):"
+                    + " a crash of a node, not a clean shutdown, can lose the grants and renewals of its last {} ms",
+                    ns.name(), ns.flushMillis());
         }
         if (ns.isStrongConsistency()) {
             log.info("Aerospike namespace '{}' is strong-consistency ({}): a lock is granted on one side of a split only",

@@ -32,6 +32,28 @@ final class AerospikeNamespace {
         return "true".equals(config.get("strong-consistency"));
     }
 
+    /**
+     * Whether a restart of the namespace loses every record: kept in memory ({@code storage-engine memory}) without a
+     * file or device to persist to.
+     */
+    boolean isVolatile() {
+        return "memory".equals(config.get("storage-engine")) && config.keySet().stream().noneMatch(setting ->
+                setting.startsWith("storage-engine.file[") || setting.startsWith("storage-engine.device["));
+    }
+
+    /**
+     * Whether the server acknowledges a write only once it is on the device ({@code commit-to-device}, Enterprise
+     * Edition); else a crash loses what was acknowledged in the last {@link #flushMillis()}.
+     */
+    boolean commitsToDevice() {
+        return "true".equals(config.get("storage-engine.commit-to-device"));
+    }
+
+    /** How long an acknowledged write may wait in memory before it is written to the device ({@code flush-max-ms}). */
+    String flushMillis() {
+        return config.getOrDefault("storage-engine.flush-max-ms", "1000");
+    }
+
     String edition() {
         return edition.isEmpty() ? "unknown edition" : edition;
     }

@@ -1,10 +1,13 @@
 package io.github.lockmanager.store.redis;
 
+import io.github.lockmanager.internal.Require;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisServerCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -68,7 +71,36 @@ abstract class RedisConnector {
     /** {@code INFO server} and {@code INFO memory} of every server that takes writes, each with its address. */
     abstract List<String[]> infos(StatefulConnection<String, String> connection);
 
+    /** What {@link #infos} puts before a setting's name when it adds what {@code CONFIG GET} tells of it. */
+    static final String CONFIG = "config_";
+
+    /**
+     * {@code INFO server} and {@code INFO memory}, and as lines of the same form the persistence settings a restart
+     * depends on, where the server allows {@code CONFIG GET} (managed services often rename it).
+     */
+    static String info(RedisServerCommands<String, String> sync) {
+        StringBuilder info = new StringBuilder(sync.info("server")).append('\n').append(sync.info("memory"));
+        try {
+            sync.configGet("appendonly", "appendfsync").forEach((name, value) ->
+                    info.append('\n').append(CONFIG).append(name).append(':').append(value));
+        } catch (RedisCommandExecutionException refused) {
+            // not allowed: the store assumes a restart may lose writes
+        }
+        return info.toString();
+    }
+
     abstract boolean isCluster();
+
+    /** @throws IllegalArgumentException if {@code redisUri} is not a Redis URI, saying which forms are */
+    static RedisURI parse(String redisUri) {
+        Require.notEmpty(redisUri, "redisUri");
+        try {
+            return RedisURI.create(redisUri);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("redisUri is not a Redis URI (redis://host:port/db, rediss://..., "
+                    + "redis-sentinel://host:port#master): " + e.getMessage(), e);
+        }
+    }
 
     /** Where {@code uri} leads, without its credentials. */
     static String describe(RedisURI uri) {
@@ -119,8 +151,7 @@ abstract class RedisConnector {
         @Override
         List<String[]> infos(StatefulConnection<String, String> connection) {
             var sync = ((StatefulRedisConnection<String, String>) connection).sync();
-            return List.<String[]>of(new String[] {describe(uri),
-                    sync.info("server") + "\n" + sync.info("memory")});
+            return List.<String[]>of(new String[] {describe(uri), info(sync)});
         }
 
         @Override
@@ -167,8 +198,7 @@ abstract class RedisConnector {
             for (RedisClusterNode node : cluster.getPartitions()) {
                 if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)) {
                     var sync = cluster.getConnection(node.getNodeId()).sync();
-                    infos.add(new String[] {node.getUri().getHost() + ":" + node.getUri().getPort(),
-                            sync.info("server") + "\n" + sync.info("memory")});
+                    infos.add(new String[] {node.getUri().getHost() + ":" + node.getUri().getPort(), info(sync)});
                 }
             }
             return infos;

@@ -26,20 +26,25 @@ final class RedisGrants {
     private final RedisAccess access;
     private final RedisLayout layout;
     private final ReplicaConfirmation confirmation;
+    private final RedisQuarantine quarantine;
 
-    RedisGrants(RedisAccess access, ReplicaConfirmation confirmation) {
+    RedisGrants(RedisAccess access, ReplicaConfirmation confirmation, RedisQuarantine quarantine) {
         this.access = access;
         this.layout = access.layout();
         this.confirmation = confirmation;
+        this.quarantine = quarantine;
     }
 
     AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+        quarantine.checkLease(lease);
         LockHandle handle = request.handle();
-        String[] keys = {layout.hash(handle.key())};
+        String hash = layout.hash(handle.key());
+        String[] keys = {hash, RedisIncarnation.marker(layout.prefix(), hash, access.isCluster())};
+        String[] restart = quarantine.args();
         String[] args = {RedisLayout.holderField(handle), RedisEntries.mode(request.mode(), request.permits()),
                 Long.toString(lease.toMillis()), Long.toString(access.retentionMillis()),
                 request.predecessor() == null ? "" : RedisLayout.holderField(request.predecessor()),
-                RedisEntries.tail(request.nodeId(), request.threadName())};
+                RedisEntries.tail(request.nodeId(), request.threadName()), restart[0], restart[1]};
         return access.call("acquire lock '" + handle.key().name() + "' " + request.mode(), timeout -> {
             long deadline = RedisAccess.deadline(timeout);
             RedisFuture<Object> sent = access.send(RedisScripts.ACQUIRE, keys, args);
@@ -47,6 +52,12 @@ final class RedisGrants {
             boolean[] resent = {false};
             List<?> answer = access.answer(sent, deadline, RedisScripts.ACQUIRE, keys, resent, args);
             long abortMark = (Long) answer.get(3);
+            if ((Long) answer.get(0) == 2) {
+                // the server may have lost grants: no one is granted a new lock before their holders are told
+                quarantine.refused(handle.key().name(),
+                        Long.parseLong((String) answer.get(5)), (Long) answer.get(2));
+                return AcquireResult.heldBy(null);
+            }
             if ((Long) answer.get(0) == 0 && ((String) answer.get(4)).isEmpty()) {
                 // a hand-off whose predecessor's entry is gone: refused, no holder to name
                 return AcquireResult.heldBy(null);
@@ -65,7 +76,7 @@ final class RedisGrants {
                 kept = confirmation.confirmed(confirmed, deadline);
             } finally {
                 if (!kept) {
-                    withdraw(keys, handle, deadline);
+                    withdraw(new String[] {hash}, handle, deadline);
                 }
             }
             if (!kept) {

@@ -39,22 +39,22 @@ import java.util.Optional;
  * round trip.
  *
  * <p>Fencing tokens: a key's counter moves by one per grant; a hash created anew (a new key, one idle for the
- * {@linkplain Builder#idleRecordRetention retention}, or after a restart without persistence or a failover to a replica
- * that lacked the last writes) starts by the kit's {@link io.github.lockmanager.store.support.FencingEpoch} rule on the
- * server's clock, above every token of the key's earlier life as long as that clock (the new master's, after a
- * failover) is not behind the old one by more than the time the change took. A hash's TTL is the retention plus the
- * longest lease, from its last grant or renewal: Redis itself removes idle keys.
- *
- * <p>Waiters on other nodes are woken by the release ({@link RedisReleaseListener}: a release publishes only when
- * someone waits). {@link #initialize()} refuses a server older than 6.0 and one whose eviction policy may evict a
- * lock's hash. A replica promoted by a failover lacks the writes it had not received: without confirmation a lock can
- * be granted twice across a failover; the holder whose grant was lost is told at its next renewal.
+ * {@linkplain Builder#idleRecordRetention retention}, or lost by a restart or a failover) starts by the kit's
+ * {@link io.github.lockmanager.store.support.FencingEpoch} rule on the server's clock, above the key's earlier tokens
+ * unless that clock went back. A hash's TTL is the retention plus the longest lease: Redis removes idle keys.
+ * After a restart that may have lost locks, new grants wait for the {@linkplain Builder#restartQuarantine restart
+ * quarantine}. {@link #initialize()} refuses a server older than 6.0 and one whose eviction policy may evict a hash.
+ * Without {@linkplain Builder#confirmReplicas confirmation} a failover to a replica that lacked a grant can grant the
+ * lock twice; the holder whose grant was lost is told at its next renewal. Waiters on other nodes are woken by the
+ * release ({@link RedisReleaseListener}: a release publishes only when someone waits).
  *
  * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}. The
  * store opens its own connections (one for commands, shared by every thread; one for release messages, opened by the
  * first wait) from the client given, and closes them; a client it made from a URI it shuts down too. Thread-safe.
  */
 public final class RedisLockStore implements LockStore {
+    /** The default {@linkplain Builder#restartQuarantine restart quarantine}: the manager's default lease. */
+    public static final Duration DEFAULT_RESTART_QUARANTINE = Duration.ofSeconds(60);
     private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
 
     private final RedisConnector connector;
@@ -63,6 +63,7 @@ public final class RedisLockStore implements LockStore {
     private final Duration operationTimeout;
     private final Duration retention;
     private final RetryPolicy retries;
+    private final RedisQuarantine quarantine;
     private final RedisReleaseListener listener;
     private volatile Open open;
     private volatile boolean closed;
@@ -79,6 +80,7 @@ public final class RedisLockStore implements LockStore {
         this.operationTimeout = builder.getOperationTimeout();
         this.retention = builder.getIdleRecordRetention();
         this.retries = builder.getRetries();
+        this.quarantine = new RedisQuarantine(builder.restartQuarantine);
         this.listener = new RedisReleaseListener(millis -> connector.connectPubSub(Math.min(millis,
                 operationTimeout.toMillis())), layout.channel());
     }
@@ -105,7 +107,7 @@ public final class RedisLockStore implements LockStore {
      * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI
      */
     public static Builder builder(String redisUri) {
-        RedisURI uri = parse(redisUri);
+        RedisURI uri = RedisConnector.parse(redisUri);
         return new Builder(RedisConnector.of(RedisClient.create(uri), uri, true));
     }
 
@@ -119,7 +121,7 @@ public final class RedisLockStore implements LockStore {
         Require.argument(redisUris != null && redisUris.length > 0, "redisUris must name at least one cluster node");
         List<RedisURI> seeds = new ArrayList<>();
         for (String uri : redisUris) {
-            seeds.add(parse(uri));
+            seeds.add(RedisConnector.parse(uri));
         }
         return clusterBuilder(seeds);
     }
@@ -128,16 +130,6 @@ public final class RedisLockStore implements LockStore {
     public static Builder clusterBuilder(List<RedisURI> seeds) {
         Require.argument(seeds != null && !seeds.isEmpty(), "seeds must name at least one cluster node");
         return new Builder(RedisConnector.of(RedisClusterClient.create(seeds), true));
-    }
-
-    private static RedisURI parse(String redisUri) {
-        Require.notEmpty(redisUri, "redisUri");
-        try {
-            return RedisURI.create(redisUri);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("redisUri is not a Redis URI (redis://host:port/db, rediss://..., "
-                    + "redis-sentinel://host:port#master): " + e.getMessage(), e);
-        }
     }
 
     /**
@@ -150,6 +142,7 @@ public final class RedisLockStore implements LockStore {
         private final RedisConnector connector;
         private String keyPrefix = "lockmanager:";
         private ReplicaConfirmation confirmation = ReplicaConfirmation.NONE;
+        private Duration restartQuarantine = DEFAULT_RESTART_QUARANTINE;
 
         private Builder(RedisConnector connector) {
             super(Duration.ofMillis(10), new RetryPolicy(4, Duration.ofMillis(20), Duration.ofSeconds(1)));
@@ -181,6 +174,20 @@ public final class RedisLockStore implements LockStore {
             return this;
         }
 
+        /**
+         * After a server that may have lost locks starts (no persistence, or one that can lose acknowledged writes),
+         * new grants wait this long from its start, so that each former holder is told before its key is granted
+         * again; also the longest lease the store grants. The same on every node. Default 60 s; 0 to 1 day; zero
+         * turns it off (a former holder then works on until its next renewal while another holds its key).
+         */
+        public Builder restartQuarantine(Duration restartQuarantine) {
+            Require.argument(restartQuarantine != null && !restartQuarantine.isNegative()
+                    && restartQuarantine.compareTo(Duration.ofDays(1)) <= 0,
+                    "restartQuarantine must be between 0 and 1 day, was %s", restartQuarantine);
+            this.restartQuarantine = restartQuarantine;
+            return this;
+        }
+
         /** @throws IllegalArgumentException if replica confirmation is asked of a cluster */
         public RedisLockStore build() {
             Require.argument(!(confirmation.isOn() && connector.isCluster()), "confirmReplicas is not offered on a "
@@ -199,13 +206,7 @@ public final class RedisLockStore implements LockStore {
         List<String[]> infos = current.access().call("inspect the Redis server", timeout ->
                 connector.infos(current.connection()));
         current.access().call("load the lock scripts", timeout -> current.access().load(timeout));
-        for (String[] info : infos) {
-            RedisServerCheck check = new RedisServerCheck(info[0], info[1]);
-            check.check();
-            log.info("Lock store on {} at {}, keys '{}*'{}", check.version(), info[0], layout.prefix(),
-                    check.evictsWhenLimited() ? " (its eviction policy would evict if a memory limit were set: keep it "
-                            + "at noeviction)" : "");
-        }
+        quarantine.serverKeepsEveryWrite(RedisServerCheck.checkAll(infos, layout.prefix()));
     }
 
     private Open connect() throws LockManagerException {
@@ -218,7 +219,7 @@ public final class RedisLockStore implements LockStore {
         RedisAccess access = new RedisAccess(connection, connector.commands(connection), connector.isCluster(), layout,
                 operationTimeout, retention, retries);
         Open made = new Open(connection, access, new RedisBatches(access, confirmation),
-                new RedisGrants(access, confirmation));
+                new RedisGrants(access, confirmation, quarantine));
         boolean kept;
         synchronized (this) {
             kept = !closed && open == null;
@@ -338,6 +339,24 @@ public final class RedisLockStore implements LockStore {
         return listener.watch(key.storageKey(), wake, markWaiter(key));
     }
 
+    /** The {@linkplain Builder#restartQuarantine restart quarantine}, or {@code null} when it is off. */
+    @Override
+    public Duration longestLease() {
+        return quarantine.longestLease();
+    }
+
+    /**
+     * Ends the restart quarantine now, until the next restart: for a new server (which the store cannot tell from one
+     * that restarted without its locks) or one an operator knows lost nothing. On a cluster, one script per slot.
+     *
+     * @throws LockManagerException if a server could not be reached within the operation timeout
+     */
+    public void endRestartQuarantine() throws LockManagerException {
+        RedisAccess access = access();
+        access.call("end the restart quarantine", timeout -> RedisIncarnation.end(access, timeout));
+        quarantine.ended(layout.prefix());
+    }
+
     /** Every mode: a key's holders share its hash, and one script decides by all of them. */
     @Override
     public boolean supportsModes() {
@@ -367,7 +386,7 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public String toString() {
-        return "RedisLockStore[" + layout.prefix() + "*" + (connector.isCluster() ? ", cluster" : "")
-                + (confirmation.isOn() ? ", " + confirmation.replicas() + " replica(s) confirm" : "") + "]";
+        return "RedisLockStore[" + layout.prefix() + "*" + (connector.isCluster() ? ", cluster" : "") + ", "
+                + quarantine + (confirmation.isOn() ? ", " + confirmation.replicas() + " replica(s) confirm" : "") + "]";
     }
 }

@@ -47,16 +47,19 @@ final class RedisScripts {
             """;
 
     /**
-     * KEYS[1] the key's hash; ARGV: the holder field, the mode as entries write it, lease ms, retention ms, the predecessor's
-     * field (or empty), the entry's tail ({@code <node id length> <node id><thread name>}). Answers
-     * {@code {1, entry, now, abort mark}} when granted (also when the request's own live entry is there already: an
-     * earlier attempt applied), {@code {0, entry, now, abort mark, field}} naming a live holder in the way (one in a conflicting mode, a permit
-     * holder of another number, or one of the permit holders when all permits are taken), or {@code {0, '', now, abort mark,
-     * ''}} when the request names a predecessor whose entry is gone (a hand-off is owner-checked). A grant
-     * removes the predecessor's entry, those whose lease ended and the note of the last release, moves the counter by
-     * the epoch rule and never shortens the hash's TTL.
+     * KEYS[1] the key's hash, KEYS[2] the incarnation marker of its slot ({@link RedisIncarnation}); ARGV: the holder
+     * field, the mode as entries write it, lease ms, retention ms, the predecessor's field (or empty), the entry's tail
+     * ({@code <node id length> <node id><thread name>}), the restart quarantine ms (0: none), {@code 1} if the server
+     * keeps every write it acknowledged across a restart. Answers {@code {1, entry, now, abort mark}} when granted
+     * (also when the request's own live entry is there already: an earlier attempt applied),
+     * {@code {0, entry, now, abort mark, field}} naming a live holder in the way (one in a conflicting mode, a permit
+     * holder of another number, or one of the permit holders when all permits are taken), {@code {0, '', now, abort
+     * mark, ''}} when the request names a predecessor whose entry is gone (a hand-off is owner-checked), or
+     * {@code {2, '', now, abort mark, '', quarantine end ms}} when a new grant must wait for the quarantine that follows
+     * a restart which may have lost locks. A grant removes the predecessor's entry, those whose lease ended and the note
+     * of the last release, moves the counter by the epoch rule and never shortens the hash's TTL.
      */
-    static final Script ACQUIRE = Script.of("acquire", """
+    static final Script ACQUIRE = Script.of("acquire", RedisIncarnation.RECOVERING + """
             local mine, mode = ARGV[1], tonumber(string.sub(ARGV[2], 1, 1))
             local permits = tonumber(string.match(ARGV[2], ':(%%d+)$') or '0')
             local all = redis.call('HGETALL', KEYS[1])
@@ -85,6 +88,10 @@ final class RedisScripts {
             end
             if mode == 4 and taken >= permits then return refuse(permitAt) end
             if not handed then return {0, '', now, abort, ''} end
+            if ARGV[5] == '' then
+              local ends = recovering(KEYS[2], tonumber(ARGV[7]), ARGV[8] == '1')
+              if ends > now then return {2, '', now, abort, '', num(ends)} end
+            end
             local tk = math.max(fence + 1, now * %d)
             local entry = ARGV[2] .. ' ' .. num(now + tonumber(ARGV[3])) .. ' ' .. num(now) .. ' ' .. num(tk) .. ' ' .. ARGV[6]
             if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
@@ -232,8 +239,19 @@ final class RedisScripts {
             return {1}
             """);
 
+    /**
+     * KEYS[1] an incarnation marker ({@link RedisIncarnation}). Notes the server's run id and {@code LASTSAVE}, and
+     * that its data lacks no grant: the restart quarantine is over until the next restart.
+     */
+    static final Script END_QUARANTINE = Script.of("end-quarantine", """
+            local info = redis.call('INFO', 'server')
+            redis.call('SET', KEYS[1], string.match(info, 'run_id:(%w+)') .. ' ' .. redis.call('LASTSAVE') .. ' '
+              .. num(now) .. ' 0')
+            return {1}
+            """);
+
     static final java.util.List<Script> ALL = java.util.List.of(ACQUIRE, RELEASE, RENEW, CHECK, READ, ABORT, MARK_WAITED,
-            DATA_READ, DATA_WRITE);
+            DATA_READ, DATA_WRITE, END_QUARANTINE);
 
     private RedisScripts() {
     }

@@ -3,7 +3,11 @@ package io.github.lockmanager.store.redis;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -13,6 +17,7 @@ import java.util.Map;
  * hash has a TTL), which would grant a held lock again and restart its fencing counter below tokens still in use.
  */
 final class RedisServerCheck {
+    private static final Logger log = LoggerFactory.getLogger(RedisServerCheck.class);
     private final String server;
     private final Map<String, String> info;
 
@@ -33,6 +38,25 @@ final class RedisServerCheck {
         return fields;
     }
 
+    /**
+     * Checks every server of {@code infos} (address, answer), logging what each is and keeps across a restart.
+     *
+     * @return whether every one keeps every write it acknowledged ({@link #keepsEveryWrite()})
+     * @throws LockManagerException {@code TABLE_CREATION_ERROR} naming the setting to change
+     */
+    static boolean checkAll(List<String[]> infos, String prefix) throws LockManagerException {
+        boolean lossless = true;
+        for (String[] info : infos) {
+            RedisServerCheck check = new RedisServerCheck(info[0], info[1]);
+            check.check();
+            lossless &= check.keepsEveryWrite();
+            log.info("Lock store on {} at {}, keys '{}*'{}; {}", check.version(), info[0], prefix,
+                    check.evictsWhenLimited() ? " (its eviction policy would evict if a memory limit were set: keep it "
+                            + "at noeviction)" : "", check.persistence());
+        }
+        return lossless;
+    }
+
     /** @throws LockManagerException {@code TABLE_CREATION_ERROR} naming the setting to change */
     void check() throws LockManagerException {
         String version = info.getOrDefault("redis_version", "");
@@ -48,6 +72,27 @@ final class RedisServerCheck {
                     + " hash, granting a held lock again with a lower fencing token. Set maxmemory-policy to noeviction"
                     + " (or keep the locks on a server that does not evict)");
         }
+    }
+
+    /**
+     * Whether a restart keeps every write the server acknowledged: an append-only file synced before each answer
+     * ({@code appendonly yes}, {@code appendfsync always}), as {@code CONFIG GET} told ({@code false} where it is not
+     * allowed).
+     */
+    boolean keepsEveryWrite() {
+        return "yes".equals(info.get(RedisConnector.CONFIG + "appendonly"))
+                && "always".equals(info.get(RedisConnector.CONFIG + "appendfsync"));
+    }
+
+    /** What a restart of the server keeps, for the log. */
+    String persistence() {
+        if (keepsEveryWrite()) {
+            return "a restart keeps every acknowledged write (appendfsync always)";
+        }
+        String aof = info.get(RedisConnector.CONFIG + "appendonly");
+        return "a restart may lose locks (" + (aof == null ? "persistence settings not readable"
+                : "yes".equals(aof) ? "appendfsync " + info.get(RedisConnector.CONFIG + "appendfsync") : "appendonly no")
+                + "): new grants wait for the restart quarantine after one";
     }
 
     /** Whether the server's eviction policy would evict once a memory limit is set. */

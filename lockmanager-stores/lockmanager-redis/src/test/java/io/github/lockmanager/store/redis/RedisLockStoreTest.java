@@ -51,13 +51,18 @@ class RedisLockStoreTest {
 
     @BeforeEach
     void newStore() throws LockManagerException {
-        store = RedisLockStore.builder(redis.uri()).idleRecordRetention(Duration.ofSeconds(1)).build();
+        store = fresh(RedisLockStore.builder(redis.uri())).idleRecordRetention(Duration.ofSeconds(1)).build();
         store.initialize();
     }
 
     @org.junit.jupiter.api.AfterEach
     void closeStore() {
         store.close();
+    }
+
+    /** A store on a server this test started: it has no earlier life whose holders a quarantine would protect. */
+    static RedisLockStore.Builder fresh(RedisLockStore.Builder builder) {
+        return builder.restartQuarantine(Duration.ZERO);
     }
 
     private static LockKey key(String name) {
@@ -149,7 +154,7 @@ class RedisLockStoreTest {
         LockKey key = key("waited");
         LockRequest holder = request(key, LockMode.EXCLUSIVE);
         store.acquire(holder, LEASE);
-        try (RedisLockStore other = RedisLockStore.builder(redis.uri()).build()) {
+        try (RedisLockStore other = fresh(RedisLockStore.builder(redis.uri())).build()) {
             other.initialize();
             assertThat(other.awaitRelease(key("free"), Duration.ofSeconds(5))).isFalse();
             stats.reset();
@@ -204,13 +209,13 @@ class RedisLockStoreTest {
     @Test
     void aServerThatMayEvictIsRefusedNamingTheSetting() throws Exception {
         try (RedisProcess evicting = RedisProcess.launch("--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru");
-             RedisLockStore refused = RedisLockStore.builder(evicting.uri()).build()) {
+             RedisLockStore refused = fresh(RedisLockStore.builder(evicting.uri())).build()) {
             assertThatThrownBy(refused::initialize).isInstanceOf(LockManagerException.class)
                     .hasMessageContaining("maxmemory-policy 'volatile-lru'").hasMessageContaining("noeviction")
                     .extracting(e -> ((LockManagerException) e).getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
         }
         try (RedisProcess limited = RedisProcess.launch("--maxmemory", "64mb", "--maxmemory-policy", "noeviction");
-             RedisLockStore accepted = RedisLockStore.builder(limited.uri()).build()) {
+             RedisLockStore accepted = fresh(RedisLockStore.builder(limited.uri())).build()) {
             accepted.initialize();
         }
     }
@@ -279,7 +284,7 @@ class RedisLockStoreTest {
 
     @Test
     void aDatabaseTheServerRefusesIsNamedNotReportedAsUnreachable() throws Exception {
-        RedisLockStore wrongDatabase = RedisLockStore.builder(redis.uri() + "/99").build();
+        RedisLockStore wrongDatabase = fresh(RedisLockStore.builder(redis.uri() + "/99")).build();
         try {
             assertThatThrownBy(wrongDatabase::initialize).isInstanceOf(LockManagerException.class)
                     .hasMessageContaining("refused the connection's setup").hasMessageContaining("DB index");

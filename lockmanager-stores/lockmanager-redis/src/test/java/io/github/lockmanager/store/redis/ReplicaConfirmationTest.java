@@ -36,7 +36,7 @@ class ReplicaConfirmationTest {
                 onReplica.commands().replicaof("127.0.0.1", master.port());
                 await().atMost(Duration.ofSeconds(20)).until(() ->
                         onReplica.commands().info("replication").contains("master_link_status:up"));
-                try (RedisLockStore store = RedisLockStore.builder(master.uri())
+                try (RedisLockStore store = RedisLockStoreTest.fresh(RedisLockStore.builder(master.uri()))
                         .confirmReplicas(1, Duration.ofSeconds(2)).build()) {
                     store.initialize();
                     LockRequest request = request("confirmed");
@@ -53,9 +53,10 @@ class ReplicaConfirmationTest {
     @Test
     void aGrantNoReplicaConfirmsIsWithdrawnAndTheKeyLeftFree() throws Exception {
         try (RedisProcess alone = RedisProcess.launch();
-             RedisLockStore store = RedisLockStore.builder(alone.uri()).confirmReplicas(1, Duration.ofMillis(50))
+             RedisLockStore store = RedisLockStoreTest.fresh(RedisLockStore.builder(alone.uri()))
+                     .confirmReplicas(1, Duration.ofMillis(50))
                      .operationTimeout(Duration.ofSeconds(3)).build();
-             RedisLockStore plain = RedisLockStore.builder(alone.uri()).build()) {
+             RedisLockStore plain = RedisLockStoreTest.fresh(RedisLockStore.builder(alone.uri())).build()) {
             store.initialize();
             plain.initialize();
             LockRequest request = request("unconfirmed");

@@ -81,7 +81,7 @@ class SentinelFailoverTest {
         List<String> heldByA = new ArrayList<>();
         Map<String, Long> tokensOfA = new HashMap<>();
         int refused = 0;
-        RedisLockStore.Builder storeA = RedisLockStore.builder(uri).keyPrefix("failover:")
+        RedisLockStore.Builder storeA = RedisLockStoreTest.fresh(RedisLockStore.builder(uri)).keyPrefix("failover:")
                 .operationTimeout(Duration.ofSeconds(3));
         if (confirm > 0) {
             storeA.confirmReplicas(confirm, Duration.ofMillis(200));
@@ -109,7 +109,8 @@ class SentinelFailoverTest {
             List<String> takenByB = new ArrayList<>();
             int[] inversions = {0};
             try (LockManager b = LockManagerBuilder.newBuilder()
-                    .store(RedisLockStore.builder(uri).keyPrefix("failover:").operationTimeout(Duration.ofSeconds(3)).build())
+                    .store(RedisLockStoreTest.fresh(RedisLockStore.builder(uri)).keyPrefix("failover:")
+                            .operationTimeout(Duration.ofSeconds(3)).build())
                     .clientId("failover").nodeId("b").lease(LEASE).build()) {
                 for (String key : heldByA) {
                     await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(LockManagerException.class)
