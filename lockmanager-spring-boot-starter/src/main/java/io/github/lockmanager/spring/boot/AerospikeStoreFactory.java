@@ -14,6 +14,7 @@ final class AerospikeStoreFactory {
         AerospikeLockStore.Builder builder = AerospikeLockStore.builder((IAerospikeClient) client);
         Settings.apply("aerospike.namespace", settings.getNamespace(), builder::namespace);
         Settings.apply("aerospike.set-suffix", settings.getSetSuffix(), builder::setSuffix);
+        builder.acceptTwoHoldersAfterRestart(settings.isAcceptTwoHoldersAfterRestart());
         builder.farmIds(settings.getFarmIds().toArray(String[]::new));
         StoreSelection.applyCommon(builder, properties);
         try {

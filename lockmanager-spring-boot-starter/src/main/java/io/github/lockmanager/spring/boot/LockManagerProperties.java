@@ -190,6 +190,20 @@ public class LockManagerProperties {
         /** Every farm whose DC locks this application lists; checked for valid set names at startup. */
         private List<String> farmIds = new ArrayList<>();
 
+        /**
+         * Accept a namespace kept in memory only, whose restart lets another node take a key while its former holder
+         * still works (until that holder's next renewal). Default false: such a namespace is refused at startup.
+         */
+        private boolean acceptTwoHoldersAfterRestart;
+
+        public boolean isAcceptTwoHoldersAfterRestart() {
+            return acceptTwoHoldersAfterRestart;
+        }
+
+        public void setAcceptTwoHoldersAfterRestart(boolean acceptTwoHoldersAfterRestart) {
+            this.acceptTwoHoldersAfterRestart = acceptTwoHoldersAfterRestart;
+        }
+
         public String getNamespace() {
             return namespace;
         }
@@ -225,6 +239,20 @@ public class LockManagerProperties {
 
         /** How long a grant or renewal waits for the replicas' acknowledgement. Default 100 ms. */
         private Duration confirmTimeout = Duration.ofMillis(100);
+
+        /**
+         * How long after a server that may have lost locks started new grants wait; also the longest lease granted.
+         * Default 60s; 0 turns it off.
+         */
+        private Duration restartQuarantine;
+
+        public Duration getRestartQuarantine() {
+            return restartQuarantine;
+        }
+
+        public void setRestartQuarantine(Duration restartQuarantine) {
+            this.restartQuarantine = restartQuarantine;
+        }
 
         public String getKeyPrefix() {
             return keyPrefix;

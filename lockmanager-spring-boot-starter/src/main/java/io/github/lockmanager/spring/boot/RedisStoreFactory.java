@@ -34,6 +34,7 @@ final class RedisStoreFactory {
         }
         LockManagerProperties.Redis settings = properties.getRedis();
         Settings.apply("redis.key-prefix", settings.getKeyPrefix(), builder::keyPrefix);
+        Settings.apply("redis.restart-quarantine", settings.getRestartQuarantine(), builder::restartQuarantine);
         if (settings.getConfirmReplicas() != 0) {
             Settings.apply("redis.confirm-replicas", settings.getConfirmReplicas(),
                     replicas -> builder.confirmReplicas(replicas, settings.getConfirmTimeout()));

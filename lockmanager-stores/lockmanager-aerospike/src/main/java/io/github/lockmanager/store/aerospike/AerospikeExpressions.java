@@ -125,11 +125,18 @@ final class AerospikeExpressions {
         return Exp.or(ways.toArray(new Exp[0]));
     }
 
-    /** The new value of {@link AerospikeLayout#FENCE} for a granted request: one more, unless the entry exists. */
+    /**
+     * The new value of {@link AerospikeLayout#FENCE} for a granted request, unless the entry exists: the kit's epoch
+     * rule, one more than the counter or {@code TOKENS_PER_MILLISECOND × now}, whichever is higher. The second term is
+     * taken on every grant, not only on a new record: a crash can bring back an older version of the record, whose
+     * counter is below tokens granted since (a Community Edition namespace acknowledges writes before they reach its
+     * device).
+     */
     static Exp nextFence(LockRequest request) {
+        Exp epoch = Exp.mul(NOW, Exp.val(FencingEpoch.TOKENS_PER_MILLISECOND));
         return Exp.cond(present(request.handle().ownerToken(), HOLDERS_OR_EMPTY), Exp.unknown(),
-                Exp.binExists(FENCE), Exp.add(Exp.intBin(FENCE), Exp.val(1L)),
-                Exp.mul(NOW, Exp.val(FencingEpoch.TOKENS_PER_MILLISECOND)));
+                Exp.binExists(FENCE), Exp.max(Exp.add(Exp.intBin(FENCE), Exp.val(1L)), epoch),
+                epoch);
     }
 
     /**

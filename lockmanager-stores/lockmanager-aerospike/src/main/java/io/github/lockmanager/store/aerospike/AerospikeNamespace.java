@@ -1,5 +1,10 @@
 package io.github.lockmanager.store.aerospike;
 
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.HashMap;
 import java.util.Map;
 
@@ -8,6 +13,7 @@ import java.util.Map;
  * answers {@code namespace/<name>} ({@code key=value;...}) and {@code edition}.
  */
 final class AerospikeNamespace {
+    private static final Logger log = LoggerFactory.getLogger(AerospikeNamespace.class);
     private final String name;
     private final Map<String, String> config;
     private final String edition;
@@ -56,6 +62,46 @@ final class AerospikeNamespace {
 
     String edition() {
         return edition.isEmpty() ? "unknown edition" : edition;
+    }
+
+    /**
+     * Refuses a namespace the store cannot keep its promises on, and logs what kind of consistency and durability it
+     * gives.
+     *
+     * @param acceptVolatile whether a namespace kept in memory only is accepted (its risk named by the caller)
+     * @throws LockManagerException {@code TABLE_CREATION_ERROR} naming the setting to change
+     */
+    void check(boolean acceptVolatile) throws LockManagerException {
+        AerospikeNamespace ns = this;
+        if (!ns.acceptsTtl()) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + ns.name()
+                    + "' rejects records with a TTL (nsup-period is 0): set nsup-period (for example 120) or "
+                    + "allow-ttl-without-nsup true in its configuration");
+        }
+        if (ns.isVolatile() && !acceptVolatile) {
+            throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "Aerospike namespace '" + ns.name()
+                    + "' keeps its records in memory only (storage-engine memory without a file or device): a restart "
+                    + "forgets every lock, and another node could then be granted a key while its former holder still "
+                    + "works, until that holder's next renewal. Persist the namespace (a file or device in its "
+                    + "storage-engine block), or accept that risk with acceptTwoHoldersAfterRestart(true)");
+        }
+        if (ns.isVolatile()) {
+            log.warn("Aerospike namespace '{}' keeps its records in memory only, accepted by "
+                    + "acceptTwoHoldersAfterRestart: after a restart another node can be granted a key while its former "
+                    + "holder still works, until that holder's next renewal; fencing tokens stay ordered", ns.name());
+        } else if (!ns.commitsToDevice()) {
+            log.info("Aerospike namespace '{}' acknowledges writes before they reach its device (no commit-to-device):"
+                    + " a crash of a node, not a clean shutdown, can lose the grants and renewals of its last {} ms",
+                    ns.name(), ns.flushMillis());
+        }
+        if (ns.isStrongConsistency()) {
+            log.info("Aerospike namespace '{}' is strong-consistency ({}): a lock is granted on one side of a split only",
+                    ns.name(), ns.edition());
+        } else {
+            log.warn("Aerospike namespace '{}' is available-first, not strong-consistency ({}): after a network split "
+                    + "both sides can grant the same lock until the cluster heals. Use a strong-consistency namespace "
+                    + "(Enterprise Edition) where that matters", ns.name(), ns.edition());
+        }
     }
 
     static Map<String, String> parse(String text, char separator) {

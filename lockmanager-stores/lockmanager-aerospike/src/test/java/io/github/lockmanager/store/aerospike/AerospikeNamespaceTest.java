@@ -64,6 +64,23 @@ class AerospikeNamespaceTest {
     }
 
     @Test
+    void aNamespaceARestartEmptiesIsRefusedUnlessTheRiskIsAccepted() {
+        assertThat(new AerospikeNamespace("test", IN_MEMORY, "").isVolatile()).isTrue();
+        assertThat(new AerospikeNamespace("test", IN_MEMORY_WITH_FILE, "").isVolatile()).isFalse();
+        assertThat(new AerospikeNamespace("test", PERSISTENT_AP, "").isVolatile()).isFalse();
+        assertThat(new AerospikeNamespace("test", "storage-engine=memory;storage-engine.device[0]=/dev/sdb", "")
+                .isVolatile()).isFalse();
+        assertThatThrownBy(() -> builder().build().check(new AerospikeNamespace("test", IN_MEMORY, "")))
+                .isInstanceOf(LockManagerException.class)
+                .hasMessageContaining("keeps its records in memory only").hasMessageContaining("acceptTwoHoldersAfterRestart")
+                .extracting(e -> ((LockManagerException) e).getErrorCode()).isEqualTo(ErrorCode.TABLE_CREATION_ERROR);
+        assertThatNoException().isThrownBy(() -> builder().acceptTwoHoldersAfterRestart(true).build()
+                .check(new AerospikeNamespace("test", IN_MEMORY, "")));
+        assertThatNoException().isThrownBy(() -> builder().build().check(new AerospikeNamespace("test",
+                IN_MEMORY_WITH_FILE, "")));
+    }
+
+    @Test
     void onlyNotFoundAndAFailedOwnershipFilterMeanLost() {
         Key key = new Key("test", "XDC#locks", "c#k");
 

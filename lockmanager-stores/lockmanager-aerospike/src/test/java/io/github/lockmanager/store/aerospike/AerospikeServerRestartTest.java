@@ -5,6 +5,7 @@ import com.aerospike.client.policy.ClientPolicy;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import org.junit.jupiter.api.Test;
@@ -26,20 +27,24 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The server stopped and started again while two managers contend for hot keys and one holds a key throughout:
- * no two writers inside a key at any instant, the long holder is told its lock is lost, and every token granted after
- * the restart is above every token granted before it (the test namespace keeps records in memory, so the restart
- * forgets every record). Runs only where the test may restart the server: {@code -Daerospike.stop} and
- * {@code -Daerospike.start} name the commands that do.
+ * The server killed and started again in well under one lease while two managers contend for hot keys and one holds
+ * a key throughout (issue 68's finding: a restart of an in-memory namespace gave a key to another process 36 ms after
+ * the server came back, 3.7 s before its holder was told). On the persisted namespace the store requires, the restart
+ * loses no lock: no two writers inside a key at any instant, the long holder keeps its lock (or, were its record lost,
+ * is told before anyone else takes the key), and tokens only rise. Runs only where the test may restart the server:
+ * {@code -Daerospike.stop} and {@code -Daerospike.start} name the commands that do. A namespace kept in memory only
+ * ({@code -Daerospike.volatileNamespace}) is refused by {@code initialize()}.
  */
 @ExtendWith(AerospikeServer.class)
 class AerospikeServerRestartTest {
     private static final String[] KEYS = {"hot-a", "hot-b", "hot-c"};
-    private static final Duration LEASE = Duration.ofSeconds(2);
+    /** Well over the time the server takes to stop and start again (a few seconds), as a restart must be survived. */
+    private static final Duration LEASE = Duration.ofSeconds(20);
 
     @Test
     void contendersNeverOverlapTheHolderIsToldAndTokensRiseAcrossTheRestart() throws Exception {
@@ -58,6 +63,7 @@ class AerospikeServerRestartTest {
         List<AerospikeClient> clients = new ArrayList<>();
         List<LockManager> managers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
+        AtomicBoolean longTold = new AtomicBoolean();
         try {
             for (String node : new String[]{"n1", "n2"}) {
                 ClientPolicy policy = new ClientPolicy();
@@ -68,7 +74,11 @@ class AerospikeServerRestartTest {
                         .setSuffix("restart").operationTimeout(Duration.ofMillis(500)).build();
                 LockManager manager = LockManagerBuilder.newBuilder().store(store).clientId(clientId).nodeId(node)
                         .lease(LEASE).renewalInterval(Duration.ofMillis(400)).abortPollInterval(Duration.ofMillis(200))
-                        .shutdownTimeout(Duration.ofSeconds(2)).build();
+                        .shutdownTimeout(Duration.ofSeconds(2)).lossListener((lock, holder, reason) -> {
+                            if (lock.getKey().equals("long")) {
+                                longTold.set(true);
+                            }
+                        }).build();
                 managers.add(manager);
                 for (int t = 0; t < 4; t++) {
                     Thread thread = new Thread(() -> {
@@ -99,36 +109,67 @@ class AerospikeServerRestartTest {
                 }
             }
             AtomicReference<LockResource> longHold = new AtomicReference<>();
-            CountDownLatch told = new CountDownLatch(1);
+            AtomicBoolean longReleased = new AtomicBoolean();
             CountDownLatch taken = new CountDownLatch(1);
+            CountDownLatch letGo = new CountDownLatch(1);
             Thread holder = new Thread(() -> {
                 try (LockResource held = managers.get(0).lock("long")) {
                     longHold.set(held);
                     taken.countDown();
-                    new CountDownLatch(1).await();
+                    letGo.await();
                 } catch (InterruptedException e) {
-                    told.countDown();
+                    // told its lock was lost
                 } catch (LockException e) {
                     violations.add("long holder: " + e);
                     taken.countDown();
+                } finally {
+                    longReleased.set(true);
                 }
             }, "restart-long-holder");
             holder.start();
             assertThat(taken.await(10, TimeUnit.SECONDS)).isTrue();
-            TimeUnit.SECONDS.sleep(2); // contention before the restart: what is asserted is what follows
+            AtomicInteger takenWhileHeld = new AtomicInteger();
+            Thread other = new Thread(() -> {
+                // node n2 asks for the long holder's key every few milliseconds, across the restart
+                while (!longReleased.get()) {
+                    try (LockResource again = managers.get(1).waitForLock("long", Duration.ZERO)) {
+                        if (letGo.getCount() > 0 && !longTold.get()) {
+                            takenWhileHeld.incrementAndGet();
+                            violations.add("'long' granted to n2 while n1 held it untold, token " + again.getFencingToken());
+                        }
+                        return;
+                    } catch (LockException | InterruptedException refusedOrDown) {
+                        Thread.onSpinWait();
+                    }
+                }
+            }, "restart-long-asker");
+            other.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> highest.size() == KEYS.length);
+            // a Community Edition namespace acknowledges a write before it reaches the device (commit-to-device is
+            // Enterprise-only): a crash loses the last flush-max-ms of writes, which may hold a grant (docs/aerospike.md).
+            // The kill comes after the long holder's grant is on the device; its renewals may still be lost with it.
+            long flushMillis = Long.parseLong(new AerospikeNamespace(AerospikeServer.namespace(), com.aerospike.client.Info
+                    .request(AerospikeServer.client().getNodes()[0], "namespace/" + AerospikeServer.namespace()), "")
+                    .flushMillis());
+            long grantedAt = System.nanoTime();
+            await().atMost(Duration.ofMillis(flushMillis * 3 + 5_000)).pollDelay(Duration.ofMillis(flushMillis * 2))
+                    .until(() -> System.nanoTime() - grantedAt >= TimeUnit.MILLISECONDS.toNanos(flushMillis * 2));
 
+            long stopped = System.nanoTime();
             run(stop);
-            assertThat(told.await(LEASE.toMillis() + 3_000, TimeUnit.MILLISECONDS)).as("the long holder is told")
-                    .isTrue();
-            assertThat(longHold.get().isLost()).isTrue();
             restarted.set(true);
             run(start);
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
-                try (LockResource again = managers.get(1).lock("long")) {
-                    return again.getFencingToken() > longHold.get().getFencingToken();
-                }
-            });
-            TimeUnit.SECONDS.sleep(3); // contention after the restart
+            Duration down = Duration.ofNanos(System.nanoTime() - stopped);
+            assertThat(down).as("the restart is well under one lease").isLessThan(LEASE.dividedBy(2));
+            await().atMost(Duration.ofSeconds(60)).until(() -> lowestAfter.get() < Long.MAX_VALUE);
+            // the long holder kept its lock across the restart, or was told before n2 took it
+            assertThat(longHold.get().isLost() ? longTold.get() : !longReleased.get()).isTrue();
+            letGo.countDown();
+            holder.join(10_000);
+            other.join(30_000);
+            System.out.printf("Aerospike restart in %d ms: long holder %s%n", down.toMillis(),
+                    longTold.get() ? "told its lock was lost" : "kept its lock");
+            assertThat(takenWhileHeld.get()).isZero();
         } finally {
             running.set(false);
             for (Thread thread : threads) {
@@ -140,8 +181,20 @@ class AerospikeServerRestartTest {
         System.out.printf("Aerospike restart under contention: highest token before %d, lowest after %d, %d violations%n",
                 highestBefore.get(), lowestAfter.get(), violations.size());
         assertThat(violations).isEmpty();
+        assertThat(longTold.get()).as("the persisted namespace kept the long holder's lock").isFalse();
         assertThat(lowestAfter.get()).as("grants after the restart").isLessThan(Long.MAX_VALUE)
                 .isGreaterThan(highestBefore.get());
+    }
+
+    @Test
+    void aNamespaceKeptInMemoryOnlyIsRefusedUnlessTheRiskIsAccepted() throws Exception {
+        String volatileNamespace = System.getProperty("aerospike.volatileNamespace", "");
+        assumeTrue(!volatileNamespace.isBlank(), "name a namespace kept in memory only: -Daerospike.volatileNamespace");
+        assertThatThrownBy(() -> AerospikeLockStore.builder(AerospikeServer.client()).namespace(volatileNamespace)
+                .build().initialize()).isInstanceOf(LockManagerException.class)
+                .hasMessageContaining("keeps its records in memory only");
+        AerospikeLockStore.builder(AerospikeServer.client()).namespace(volatileNamespace)
+                .acceptTwoHoldersAfterRestart(true).build().initialize();
     }
 
     private static void run(String command) throws Exception {
