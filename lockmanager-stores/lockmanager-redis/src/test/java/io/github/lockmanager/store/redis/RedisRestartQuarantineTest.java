@@ -89,34 +89,40 @@ class RedisRestartQuarantineTest {
         }
     }
 
+    /** A lock held by {@code store} on {@code name}, and when the server was killed and started again. */
+    private record Restart(LockRequest held, long at) {
+    }
+
+    private static Restart holdAndRestart(RedisProcess redis, RedisLockStore store, String name) throws Exception {
+        LockRequest held = request(key(name));
+        grantedAt(store, held);
+        redis.kill();
+        long at = System.currentTimeMillis();
+        redis.start();
+        return new Restart(held, at);
+    }
+
     @Test
     void aRestartThatMayLoseTheLastWritesIsQuarantinedOneThatKeepsEveryWriteIsNot() throws Exception {
         try (RedisProcess everySecond = RedisProcess.launch("--appendonly", "yes", "--appendfsync", "everysec");
              RedisLockStore store = store(everySecond)) {
-            LockRequest held = request(key("aof-everysec"));
-            grantedAt(store, held);
-            everySecond.kill();
-            long restarted = System.currentTimeMillis();
-            everySecond.start();
+            Restart restart = holdAndRestart(everySecond, store, "aof-everysec");
             // the marker survived in the append-only file, but the server's run id changed: writes may be missing
-            LockRequest other = request(key("aof-everysec"));
             assertThat(store.acquire(request(key("fresh")), LEASE).isAcquired()).isFalse();
-            assertThat(grantedAt(store, other)).isGreaterThanOrEqualTo(restarted + LEASE.toMillis());
+            assertThat(grantedAt(store, request(key("aof-everysec")))).isGreaterThanOrEqualTo(restart.at()
+                    + LEASE.toMillis());
         }
         try (RedisProcess always = RedisProcess.launch("--appendonly", "yes", "--appendfsync", "always");
              RedisLockStore store = store(always)) {
-            LockRequest held = request(key("aof-always"));
-            grantedAt(store, held);
-            always.kill();
-            long restarted = System.currentTimeMillis();
-            always.start();
+            Restart restart = holdAndRestart(always, store, "aof-always");
             // every acknowledged write survived: the holder keeps its lock, and new keys are granted at once
             AcquireResult refused = store.acquire(request(key("aof-always")), LEASE);
             assertThat(refused.isAcquired()).isFalse();
-            assertThat(refused.record().handle()).isEqualTo(held.handle());
-            assertThat(store.renew(List.of(held.handle()), LEASE)).containsEntry(held.handle(), HoldState.HELD);
+            assertThat(refused.record().handle()).isEqualTo(restart.held().handle());
+            assertThat(store.renew(List.of(restart.held().handle()), LEASE))
+                    .containsEntry(restart.held().handle(), HoldState.HELD);
             assertThat(store.acquire(request(key("new")), LEASE).isAcquired()).isTrue();
-            assertThat(System.currentTimeMillis()).isLessThan(restarted + LEASE.toMillis());
+            assertThat(System.currentTimeMillis()).isLessThan(restart.at() + LEASE.toMillis());
         }
     }
 
