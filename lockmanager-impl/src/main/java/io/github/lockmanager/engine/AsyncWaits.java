@@ -171,8 +171,12 @@ final class AsyncWaits {
         volatile boolean wokenByRelease;
         /** Whether a try was made: later tries' refusals are this wait's, counted once as a thread wait's are. */
         private boolean triedBefore;
-        /** The last refusal, which a try cut short by the wait's deadline ends the wait with. */
-        private AlreadyLockedException refused;
+        /**
+         * Who held the key at the last refusal, which a try cut short by the wait's deadline ends the wait with. Kept
+         * as its holder alone: a parked waiter holding the refusal itself would keep its stack trace, more than the
+         * rest of the waiter together.
+         */
+        private Refusal refused;
 
         Waiter(Attempt attempt, LockKey key, long budgetNanos) {
             this.attempt = attempt;
@@ -207,7 +211,8 @@ final class AsyncWaits {
                     lock.close();
                 }
             } catch (AlreadyLockedException held) {
-                refused = held;
+                refused = new Refusal(held.getKey(), held.getHolderNodeId(), held.getHolderThreadName(),
+                        held.isHeldOnThisNode());
                 long waited = System.nanoTime() - startNanos;
                 long remaining = budgetNanos - waited;
                 if (remaining <= 0) {
@@ -218,7 +223,8 @@ final class AsyncWaits {
                 state.set(IDLE);
                 park(held.isHeldOnThisNode(), remaining);
             } catch (LockManagerException e) {
-                future.completeExceptionally(Waits.afterDeadline(e, refused, startNanos, budgetNanos));
+                future.completeExceptionally(Waits.afterDeadline(e, refused == null ? null : refused.exception(),
+                        startNanos, budgetNanos));
                 passOn(woken);
             } catch (LockException | RuntimeException | Error e) {
                 future.completeExceptionally(e);
@@ -315,6 +321,13 @@ final class AsyncWaits {
                     : WaitResult.FAILED;
             events.waited(key.name(), key.level(), LockMode.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - startNanos),
                     result);
+        }
+    }
+
+    /** A refusal's holder, enough to say who held the key when a wait ends without it. */
+    private record Refusal(String key, String holderNodeId, String holderThreadName, boolean heldOnThisNode) {
+        AlreadyLockedException exception() {
+            return new AlreadyLockedException(key, holderNodeId, holderThreadName, heldOnThisNode);
         }
     }
 }

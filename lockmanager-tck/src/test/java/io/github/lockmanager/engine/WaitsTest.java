@@ -352,6 +352,33 @@ class WaitsTest {
     }
 
     @Test
+    void aTaskWaitRefusedBeforeThePartitionEndsNamingTheLastHolder() throws Exception {
+        AtomicBoolean partitioned = new AtomicBoolean();
+        LockManager a = node("a");
+        AtomicInteger answered = new AtomicInteger();
+        LockManager b = node("b", new ForwardingLockStore(partitionable(partitioned)) {
+            @Override
+            public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+                AcquireResult result = super.acquire(request, lease);
+                answered.incrementAndGet();
+                return result;
+            }
+        }, Duration.ofMillis(50));
+        holdUntil(a, "job", new CountDownLatch(1));
+        CompletableFuture<TaskLock> wait = b.lockForTaskAsync("job", LockLevel.DC, Duration.ofSeconds(2),
+                TaskOptions.named("waiter")).toCompletableFuture();
+        // a second try comes after the first refusal was taken in: the waiter keeps only who held the key
+        await().atMost(Duration.ofSeconds(5)).until(() -> answered.get() >= 2);
+        partitioned.set(true);
+
+        assertThatThrownBy(() -> wait.get(10, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Waited ")
+                .satisfies(e -> assertThat(((AlreadyLockedException) e).getHolderNodeId()).isEqualTo("a"))
+                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+                        .isInstanceOf(LockManagerException.class));
+    }
+
+    @Test
     void badArgumentsAreNamed() throws Exception {
         LockManager a = node("a");
         assertThatThrownBy(() -> a.waitForLock("job", null)).isInstanceOf(IllegalArgumentException.class)
