@@ -35,6 +35,36 @@ public enum LockMode {
      */
     PERMIT;
 
+    /** The modes by {@link #code()}. */
+    private static final LockMode[] BY_CODE = {INTENT_SHARED, INTENT_EXCLUSIVE, SHARED, EXCLUSIVE, PERMIT};
+
+    /**
+     * The number stores keep for this mode in their records: fixed for good, whatever the order of the constants, so
+     * that what one release writes the next reads. A new mode takes the next unused number.
+     */
+    public int code() {
+        return switch (this) {
+            case INTENT_SHARED -> 0;
+            case INTENT_EXCLUSIVE -> 1;
+            case SHARED -> 2;
+            case EXCLUSIVE -> 3;
+            case PERMIT -> 4;
+        };
+    }
+
+    /**
+     * The mode whose {@link #code()} is {@code code}.
+     *
+     * @throws IllegalArgumentException if no mode has it: a record written by a newer release, or not by a store
+     */
+    public static LockMode ofCode(int code) {
+        if (code < 0 || code >= BY_CODE.length) {
+            throw new IllegalArgumentException("no lock mode has code " + code + " (codes 0 to " + (BY_CODE.length - 1)
+                    + "): the record was written by a newer release of lockmanager, or not by a lock store");
+        }
+        return BY_CODE[code];
+    }
+
     /** Whether a holder in this mode keeps a holder in {@code other} out of the same key. */
     public boolean conflictsWith(LockMode other) {
         return switch (this) {

@@ -16,14 +16,13 @@ import java.util.function.UnaryOperator;
  */
 record HolderEntry(LockHandle handle, String nodeId, String threadName, long lockNanos, long expiresAtNanos,
                    long fencingToken, boolean aborted, byte mode, short permits, HolderEntry next) {
-    private static final LockMode[] MODES = LockMode.values();
 
     boolean isLive(long nowNanos) {
         return expiresAtNanos - nowNanos > 0;
     }
 
     LockMode lockMode() {
-        return MODES[mode];
+        return LockMode.ofCode(mode);
     }
 
     HolderEntry renewedUntil(long nanos) {

@@ -144,7 +144,7 @@ public final class InMemoryLockStore implements LockStore {
             HolderEntry live = handedOver ? successor(chain, now, new Leaving(predecessor))
                     : expired ? successor(chain, now, UnaryOperator.identity()) : chain;
             HolderEntry mine = new HolderEntry(handle, request.nodeId(), request.threadName(), now,
-                    now + lease.toNanos(), fencingTokens.incrementAndGet(), false, (byte) mode.ordinal(),
+                    now + lease.toNanos(), fencingTokens.incrementAndGet(), false, (byte) mode.code(),
                     (short) request.permits(), live);
             if (!holders.replace(state, readers == null ? mine : new Striped(mine, readers))) {
                 if (mode == LockMode.SHARED) {
@@ -177,7 +177,7 @@ public final class InMemoryLockStore implements LockStore {
             }
             HolderEntry live = expired ? successor(others, now, UnaryOperator.identity()) : others;
             HolderEntry mine = new HolderEntry(handle, request.nodeId(), request.threadName(), now,
-                    now + lease.toNanos(), fencingTokens.incrementAndGet(), false, (byte) LockMode.SHARED.ordinal(),
+                    now + lease.toNanos(), fencingTokens.incrementAndGet(), false, (byte) LockMode.SHARED.code(),
                     (short) 0, live);
             if (readers.compareAndSet(stripe, others, mine)) {
                 if (holders.state() == state) {

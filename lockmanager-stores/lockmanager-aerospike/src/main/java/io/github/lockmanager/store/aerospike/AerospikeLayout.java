@@ -16,7 +16,7 @@ import java.util.List;
  *   <li>{@link #HOLDERS}: a map from each holder's owner token to its entry, the list
  *       {@code [tag, fencing token, node, thread, lock time ms, lease ms]}, and for a permit holder its number of
  *       permits after them. The tag is
- *       {@code mode ordinal * 2^44 + lease end in ms} on the server's clock, so that the live holders of one mode are
+ *       {@code mode code * 2^44 + lease end in ms} ({@link LockMode#code()}) on the server's clock, so that the live holders of one mode are
  *       one value range of the map, which the server counts and cleans up inside the acquiring operation.</li>
  *   <li>{@link #FENCE}: the last fencing token given for the key; a record without it starts at
  *       {@code 1000 * the server's clock in ms}.</li>
@@ -61,11 +61,11 @@ final class AerospikeLayout {
 
     /** The first tag of {@code mode}: every holder in it has a tag from here to {@code modeBase(next mode)}. */
     static long modeBase(LockMode mode) {
-        return (long) mode.ordinal() << MODE_SHIFT;
+        return (long) mode.code() << MODE_SHIFT;
     }
 
     static LockMode modeOf(long tag) {
-        return LockMode.values()[(int) (tag >>> MODE_SHIFT)];
+        return LockMode.ofCode((int) (tag >>> MODE_SHIFT));
     }
 
     static long endOf(long tag) {

@@ -14,7 +14,6 @@ import java.util.Arrays;
  * and owner token come first so that the condition "this slot is still mine" compares a prefix no renewal changes.
  */
 record HolderCell(LockMode mode, int permits, String ownerToken, long fencingToken, LockMeta meta) {
-    private static final LockMode[] MODES = LockMode.values();
 
     byte[] encode() {
         byte[] prefix = prefix(mode, permits, ownerToken);
@@ -41,12 +40,12 @@ record HolderCell(LockMode mode, int permits, String ownerToken, long fencingTok
     }
 
     static byte modeByte(LockMode mode) {
-        return (byte) mode.ordinal();
+        return (byte) mode.code();
     }
 
     static HolderCell decode(byte[] value) {
         ByteBuffer buffer = ByteBuffer.wrap(value);
-        LockMode mode = MODES[buffer.get()];
+        LockMode mode = LockMode.ofCode(buffer.get());
         int permits = mode == LockMode.PERMIT ? buffer.getShort() : 0;
         int tokenLength = buffer.getShort() & 0xffff;
         String owner = new String(value, buffer.position(), tokenLength, StandardCharsets.UTF_8);

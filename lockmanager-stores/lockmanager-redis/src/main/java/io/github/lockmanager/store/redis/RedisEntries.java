@@ -15,14 +15,12 @@ import java.util.List;
  * entry the client gives. Stateless.
  */
 final class RedisEntries {
-    private static final LockMode[] MODES = LockMode.values();
-
     private RedisEntries() {
     }
 
-    /** The mode part of an entry: the mode's ordinal, and for a permit holder a colon and its number of permits. */
+    /** The mode part of an entry: the mode's code, and for a permit holder a colon and its number of permits. */
     static String mode(LockMode mode, int permits) {
-        return mode == LockMode.PERMIT ? mode.ordinal() + ":" + permits : Integer.toString(mode.ordinal());
+        return mode == LockMode.PERMIT ? mode.code() + ":" + permits : Integer.toString(mode.code());
     }
 
     /** The client's part of an entry: the node id's length, the node id and the thread name. */
@@ -52,7 +50,7 @@ final class RedisEntries {
             String threadName = entry.substring(at[0] + nodeLength);
             return new LockRecord(new LockHandle(key, owner), nodeId, threadName, Instant.ofEpochMilli(lockTime),
                     Instant.ofEpochMilli(leaseEnd), token <= abortMark ? LockStatus.ABORT : LockStatus.RUNNING, token,
-                    MODES[mode], permits);
+                    LockMode.ofCode(mode), permits);
         } catch (RuntimeException e) {
             throw new IllegalStateException("the Redis hash of lock '" + key.name() + "' holds an entry this store did"
                     + " not write for owner '" + owner + "': '" + entry + "'", e);

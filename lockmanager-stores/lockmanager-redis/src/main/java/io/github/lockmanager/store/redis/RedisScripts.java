@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.redis;
 
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.store.support.FencingEpoch;
 
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,8 @@ import java.security.NoSuchAlgorithmException;
  * wants the next release published), {@code r} (the last release call), the caller's data ({@code d:<name>}, see
  * {@link RedisLockData}) and one field {@code h:<owner token>} per holder, whose value is
  * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}, where the mode is
- * its ordinal, and for a permit holder the ordinal, a colon and its number of permits ({@code 4:3}). Numbers are kept in
+ * its {@linkplain LockMode#code() code}, and for a permit holder the code, a colon and its number of permits
+ * ({@code 4:3}). Numbers are kept in
  * decimal; Lua's numbers are doubles, exact for the tokens of the next centuries.
  */
 final class RedisScripts {
@@ -30,21 +32,37 @@ final class RedisScripts {
     /**
      * What every script starts with: effects replication (a script reading {@code TIME} and then writing must be
      * replicated by its effects; Redis 7 and Valkey always do, earlier servers are told), the server's clock in
-     * milliseconds, and the conflict table of the modes, by {@link io.github.lockmanager.LockMode} ordinal (two permit
-     * holders, ordinal 4, are kept apart by their number instead).
+     * milliseconds, and the conflict table of the modes by {@linkplain LockMode#code() code}, written from
+     * {@link LockMode#conflictsWith} (two permit holders are kept apart by their number instead).
      */
     private static final String PRELUDE = """
             if redis.replicate_commands then pcall(redis.replicate_commands) end
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             local function num(x) return string.format('%.0f', x) end
-            local CONFLICT = {[0] = {[3] = true, [4] = true}, [1] = {[2] = true, [3] = true, [4] = true},
-              [2] = {[1] = true, [3] = true, [4] = true}, [3] = {[0] = true, [1] = true, [2] = true, [3] = true, [4] = true},
-              [4] = {[0] = true, [1] = true, [2] = true, [3] = true}}
+            """ + "local CONFLICT = " + conflictTable() + "\n" + """
             local function isHolder(f) return string.sub(f, 1, 2) == 'h:' end
             local function lease(v) return tonumber(string.match(v, '^%S+ (%d+) ')) end
             local function token(v) return tonumber(string.match(v, '^%S+ %d+ %d+ (%d+) ')) end
             """;
+
+    /** The Lua table {@code {[code] = {[code of a mode it conflicts with] = true, ...}, ...}}. */
+    static String conflictTable() {
+        StringBuilder lua = new StringBuilder("{");
+        for (LockMode mode : LockMode.values()) {
+            lua.append(lua.length() > 1 ? ", " : "").append('[').append(mode.code()).append("] = {");
+            String separator = "";
+            for (LockMode other : LockMode.values()) {
+                if (mode.conflictsWith(other)) {
+                    lua.append(separator).append('[').append(other.code()).append("] = true");
+                    separator = ", ";
+                }
+            }
+            lua.append('}');
+        }
+        return lua.append('}').toString();
+    }
+
 
     /**
      * KEYS[1] the key's hash, KEYS[2] the incarnation marker of its slot ({@link RedisIncarnation}); ARGV: the holder
