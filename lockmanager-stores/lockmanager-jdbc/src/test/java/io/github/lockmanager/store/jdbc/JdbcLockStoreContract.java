@@ -16,6 +16,7 @@ import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -168,6 +169,64 @@ abstract class JdbcLockStoreContract {
                 assertThat(again.isNewLock()).isTrue();
             }
         }
+    }
+
+    /**
+     * The stored format, pinned: rows inserted column by column as a release of this store wrote them (the key's row,
+     * and for shared and permit holders their rows in the holders table, the mode as its text) are read, respected,
+     * renewed and released by this one. A change of format fails here, not in a cluster that upgrades node by node.
+     */
+    @Test
+    void rowsOfFormatOneAreRead() throws Exception {
+        String client = "fmt-" + UUID.randomUUID().toString().substring(0, 8);
+        LockKey job = LockKey.dc("farm-1", client, "order-7");
+        LockKey pool = LockKey.xdc(client, "pool");
+        long now = databaseNow().toEpochMilli();
+        long end = now + 60_000;
+        try (Connection c = database.shared().getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO lockmanager_store (lock_key, owner_token, node_id, thread_name, status, "
+                    + "lock_time, expires_at, fencing_token, last_modified) VALUES ('DC#farm-1#" + client
+                    + "#order-7', 'writer-1', 'node-a', 'thread-1', 'RUNNING', 1700000000000, " + end
+                    + ", 1700000000000041, " + now + ")");
+            s.executeUpdate("INSERT INTO lockmanager_store (lock_key, owner_token, node_id, thread_name, status, "
+                    + "lock_time, expires_at, fencing_token, last_modified) VALUES ('XDC#" + client + "#pool', "
+                    + "'~permit', NULL, NULL, 'RUNNING', 1700000000000, " + end + ", 21, " + now + ")");
+            s.executeUpdate("INSERT INTO lockmanager_store_holders (lock_key, owner_token, lock_mode, node_id, "
+                    + "thread_name, status, lock_time, expires_at, fencing_token) VALUES ('XDC#" + client + "#pool', "
+                    + "'permit-1', 'PERMIT:2', 'c', 'z', 'RUNNING', 1700000000000, " + end + ", 21)");
+        }
+        LockRecord writer = store.inspect(job).get(0);
+        assertThat(writer.ownerToken()).isEqualTo("writer-1");
+        assertThat(writer.mode()).isEqualTo(LockMode.EXCLUSIVE);
+        assertThat(writer.nodeId()).isEqualTo("node-a");
+        assertThat(writer.threadName()).isEqualTo("thread-1");
+        assertThat(writer.lockTime()).isEqualTo(Instant.ofEpochMilli(1700000000000L));
+        assertThat(writer.expirationTime()).isEqualTo(Instant.ofEpochMilli(end));
+        assertThat(writer.fencingToken()).isEqualTo(1700000000000041L);
+        LockRecord permit = store.inspect(pool).get(0);
+        assertThat(permit.mode()).isEqualTo(LockMode.PERMIT);
+        assertThat(permit.permits()).isEqualTo(2);
+        assertThat(permit.ownerToken()).isEqualTo("permit-1");
+        assertThat(permit.threadName()).isEqualTo("z");
+
+        LockHandle reader = new LockHandle(job, "reader-1");
+        assertThat(store.acquire(LockRequest.of(reader, "b", "t", LockMode.SHARED), LEASE).isAcquired()).isFalse();
+        LockHandle writerHandle = new LockHandle(job, "writer-1");
+        assertThat(store.renew(List.of(writerHandle), LEASE)).containsEntry(writerHandle, HoldState.HELD);
+        assertThat(store.release(writerHandle)).isTrue();
+        AcquireResult next = store.acquire(LockRequest.of(reader, "b", "t", LockMode.SHARED), LEASE);
+        assertThat(next.isAcquired()).isTrue();
+        assertThat(next.record().fencingToken()).as("the stored token goes on").isGreaterThan(1700000000000041L);
+        assertThat(store.release(reader)).isTrue();
+
+        LockHandle second = new LockHandle(pool, "permit-2");
+        assertThat(store.acquire(LockRequest.permit(second, "n", "t", 2), LEASE).isAcquired()).isTrue();
+        assertThat(store.acquire(LockRequest.permit(new LockHandle(pool, "permit-3"), "n", "t", 3), LEASE)
+                .isAcquired()).isFalse();
+        LockHandle first = new LockHandle(pool, "permit-1");
+        assertThat(store.renew(List.of(first), LEASE)).containsEntry(first, HoldState.HELD);
+        assertThat(store.release(first)).isTrue();
+        assertThat(store.release(second)).isTrue();
     }
 
     private Instant databaseNow() throws java.sql.SQLException {
