@@ -64,6 +64,17 @@ final class HBaseTableLayout {
     static final int SLOTS = 1 << 16;
     static final int REGIONS = 256;
     static final Compression.Algorithm COMPRESSION = Compression.Algorithm.GZ;
+    /**
+     * The table attribute that names the format of its rows ({@link #FORMAT}). A table without it was made before the
+     * attribute existed, in format 1.
+     */
+    static final String FORMAT_ATTRIBUTE = "lockmanager.format";
+    /**
+     * The format of the rows this store writes and reads: the cells above, the {@link HolderCell} and {@link LockMeta}
+     * encodings, and the mode codes of {@link io.github.lockmanager.LockMode#code()}. A release that changes any of
+     * them moves this number, reads the rows of every earlier format and refuses a table of a later one.
+     */
+    static final int FORMAT = 1;
 
     private HBaseTableLayout() {
     }
@@ -73,7 +84,8 @@ final class HBaseTableLayout {
                 .setMaxVersions(1)
                 .setCompressionType(COMPRESSION)
                 .build();
-        return TableDescriptorBuilder.newBuilder(name).setColumnFamily(family).build();
+        return TableDescriptorBuilder.newBuilder(name).setColumnFamily(family)
+                .setValue(FORMAT_ATTRIBUTE, Integer.toString(FORMAT)).build();
     }
 
     /** The 255 split points that make 256 regions, one per value of the prefix byte. */
@@ -125,6 +137,11 @@ final class HBaseTableLayout {
      * cannot work with, into {@code tuning} what only costs performance or space.
      */
     static void compare(TableDescriptor existing, int regions, List<String> correctness, List<String> tuning) {
+        int format = formatOf(existing);
+        if (format > FORMAT) {
+            correctness.add("its rows are in format " + format + ", written by a later release of lockmanager; this one "
+                    + "reads formats up to " + FORMAT + " (upgrade this node, or give it another table)");
+        }
         ColumnFamilyDescriptor family = existing.getColumnFamily(FAMILY);
         if (family == null) {
             correctness.add("column family 'D' is missing");
@@ -141,6 +158,16 @@ final class HBaseTableLayout {
         }
         if (regions != REGIONS) {
             tuning.add("the table has " + regions + " regions, not " + REGIONS);
+        }
+    }
+
+    /** The format a table's rows are in: its {@link #FORMAT_ATTRIBUTE}, or 1 for a table made before it existed. */
+    static int formatOf(TableDescriptor table) {
+        String value = table.getValue(FORMAT_ATTRIBUTE);
+        try {
+            return value == null ? 1 : Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            return Integer.MAX_VALUE;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.lockmanager.store.hbase;
 
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
@@ -9,7 +10,9 @@ import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -25,6 +28,7 @@ import java.util.List;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The stored format, pinned as bytes: rows written cell by cell as a release of this store wrote them are read,
@@ -163,5 +167,26 @@ class HBaseFormatTest {
         assertThat(holder).startsWith("0200087265616465722d310000000000000000").endsWith("000000016274");
         assertThat(holder).hasSize(SHARED_HOLDER.length());
         store.release(reader);
+    }
+
+    @Test
+    void aTableNamesItsFormatAndOneOfALaterFormatIsRefused() throws Exception {
+        try (Admin admin = connection.getAdmin()) {
+            assertThat(admin.getDescriptor(TableName.valueOf(TABLE)).getValue("lockmanager.format")).isEqualTo("1");
+
+            // a table made before the attribute existed is format 1; one a later release marked is refused
+            TableName earlier = TableName.valueOf("lockmanager_format_earlier");
+            TableName later = TableName.valueOf("lockmanager_format_later");
+            admin.createTable(TableDescriptorBuilder.newBuilder(HBaseTableLayout.descriptor(earlier))
+                    .removeValue(Bytes.toBytes("lockmanager.format")).build());
+            admin.createTable(TableDescriptorBuilder.newBuilder(HBaseTableLayout.descriptor(later))
+                    .setValue("lockmanager.format", "2").build());
+            HBaseLockStore.builder(connection).tableName(earlier.getNameAsString()).build().initialize();
+            assertThatThrownBy(() -> HBaseLockStore.builder(connection).tableName(later.getNameAsString()).build()
+                    .initialize()).isInstanceOf(LockManagerException.class)
+                    .satisfies(e -> assertThat(((LockManagerException) e).getErrorCode())
+                            .isEqualTo(ErrorCode.TABLE_CREATION_ERROR))
+                    .hasMessageContaining("format 2").hasMessageContaining("later release");
+        }
     }
 }
