@@ -95,8 +95,6 @@ public interface LockManager extends AutoCloseable {
      * @throws AlreadyLockedException        if someone holds the key exclusively
      * @throws LockManagerException          if the store failed; nothing is held then
      * @throws IllegalArgumentException      if the key is invalid
-     * @throws UnsupportedOperationException if the store keeps one holder per key
-     *                                       ({@link io.github.lockmanager.spi.LockStore#supportsModes()})
      * @throws IllegalStateException         if this manager is closed
      */
     LockResource lockShared(String key) throws LockException;
@@ -129,7 +127,6 @@ public interface LockManager extends AutoCloseable {
      *                                       is closed
      * @throws LockManagerException          if the store failed; nothing is held then
      * @throws IllegalArgumentException      if the key is invalid or {@code permits} is out of range
-     * @throws UnsupportedOperationException if the store keeps one holder per key
      */
     LockResource lockPermit(String key, int permits) throws LockException;
 
@@ -159,7 +156,6 @@ public interface LockManager extends AutoCloseable {
      * @throws IllegalArgumentException      if the path has an empty segment, is longer than
      *                                       {@value #LOCK_KEY_MAX_LENGTH} chars, or {@code mode} is an intention mode
      * @throws AlreadyLockedException        if a step conflicts with a holder
-     * @throws UnsupportedOperationException if the store keeps one holder per key
      */
     LockResource lockPath(String path, LockMode mode) throws LockException;
 

@@ -10,12 +10,10 @@ import io.github.lockmanager.internal.Require;
  * @param handle      the key and this acquisition's unique owner token
  * @param nodeId      the acquiring node
  * @param threadName  the acquiring thread's name
- * @param mode        how the new holder holds the key; a store without {@link LockStore#supportsModes()} is only
- *                    asked for {@link LockMode#EXCLUSIVE}
+ * @param mode        how the new holder holds the key
  * @param predecessor {@code null}, or the handle of an exclusive record of the same key that the acquiring node
  *                    hands over to this request: the store takes it over in the same write if it is still there,
- *                    and refuses the request if it is not (a hand-off, asked only of a store that
- *                    {@link LockStore#supportsHandOff() supports} it)
+ *                    and refuses the request if it is not (a hand-off)
  * @param permits     for {@link LockMode#PERMIT}, how many holders the key admits at once (1 to
  *                    {@link io.github.lockmanager.LockManager#MAX_PERMITS}); 0 in every other mode
  */

@@ -17,11 +17,17 @@ import java.util.Optional;
  * <p>Rules every implementation keeps:
  * <ul>
  *   <li>Each method is one atomic decision of the store per record: {@link #acquire} creates a record only
- *       when no live one exists; a record whose lease has run out counts as absent everywhere. A store that
- *       {@linkplain #supportsModes() supports modes} keeps a record per holder of a key, and {@link #acquire}
- *       creates one only when no live holder of the key holds it in a mode that
- *       {@linkplain LockMode#conflictsWith conflicts} with the request's (for a permit, also: the key's live permit
- *       holders asked for the same number and are fewer than it; refused, the answer names one of them).</li>
+ *       when no live one exists; a record whose lease has run out counts as absent everywhere. A store keeps a
+ *       record per holder of a key, and {@link #acquire} creates one only when no live holder of the key holds it in
+ *       a mode that {@linkplain LockMode#conflictsWith conflicts} with the request's (for a permit, also: the key's
+ *       live permit holders asked for the same number and are fewer than it; refused, the answer names one of
+ *       them).</li>
+ *   <li>A request that names a {@linkplain LockRequest#predecessor() predecessor} (a hand-off between threads of
+ *       one node) takes over the predecessor's record when it is still the key's, whether or not its lease has
+ *       ended, in the one write that acquires, with a new owner token, lease and a higher fencing token. When the
+ *       predecessor's record is gone (released, force-released, expired and replaced, lost by the store) the request
+ *       is refused, naming a live holder or none, and nothing is written: a hand-off is owner-checked as a release
+ *       is, so the manager can tell the predecessor's holder that it lost the lock.</li>
  *   <li>Every write that changes or removes a record is conditional on the owner token of the acquisition
  *       that made it. {@link #markAbort} is the only write across owners, and it only sets the status.</li>
  *   <li>Fencing tokens of a key strictly increase over every acquisition the store ever granted for it, also
@@ -175,32 +181,6 @@ public interface LockStore extends AutoCloseable {
      * the lease), which costs more than such a call. {@code false} by default, and for any store with a server.
      */
     default boolean isInMemory() {
-        return false;
-    }
-
-    /**
-     * {@code true} if this store keeps a record per holder of a key and decides {@link #acquire} by
-     * {@link LockMode#conflictsWith} and, for a {@link LockMode#PERMIT} request, grants it only while every live permit
-     * holder of the key asked for the request's {@link LockRequest#permits()} and fewer than that many hold it: then it
-     * may be asked for every {@link LockMode}, and the manager offers shared, hierarchical and permit locks on it. {@code false} by default: a store that keeps one holder per key is only
-     * asked for {@link LockMode#EXCLUSIVE}, and the manager refuses the other modes on it.
-     */
-    default boolean supportsModes() {
-        return false;
-    }
-
-    /**
-     * {@code true} if {@link #acquire} honours {@link LockRequest#predecessor()}: a request naming one takes over
-     * the predecessor's record when it is still the key's (whether or not its lease has ended), in the one write that
-     * acquires, with a new owner token, lease and a higher fencing token. When the predecessor's record is gone
-     * (released, force-released, expired and replaced, lost by the store) the request is refused, naming a live holder
-     * or none, and nothing is written: the hand-off is owner-checked as a release is, so the manager can tell the
-     * predecessor's holder that it lost the lock before the waiter asks again without a predecessor. The manager
-     * hands a key that one of its threads lets go of to another of its threads waiting for it, with one store call
-     * instead of a release and an acquisition. {@code false} by default: the manager then never names a
-     * predecessor.
-     */
-    default boolean supportsHandOff() {
         return false;
     }
 

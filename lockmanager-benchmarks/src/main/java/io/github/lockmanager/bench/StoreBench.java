@@ -51,12 +51,10 @@ final class StoreBench {
         handoff();
         throughput();
         listing();
-        if (subject.store().supportsModes()) {
-            sharedCycle();
-            sharedReaders();
-            permitHolders(subject.name(), subject.store(), settings, report, client("permits"));
-            hierarchy();
-        }
+        sharedCycle();
+        sharedReaders();
+        permitHolders(subject.name(), subject.store(), settings, report, client("permits"));
+        hierarchy();
     }
 
     private LockManager manager(LockStore store, String node, String client, Duration renewal) throws LockException {

@@ -44,7 +44,7 @@ final class HandOffs {
     private final ConcurrentHashMap<LockKey, Run> runs = new ConcurrentHashMap<>();
 
     HandOffs(EngineSettings settings, Lifecycle lifecycle) {
-        this.maxInARow = settings.store().supportsHandOff() ? settings.maxLocalHandOffs() : 0;
+        this.maxInARow = settings.maxLocalHandOffs();
         this.lifecycle = lifecycle;
     }
 

@@ -149,7 +149,6 @@ final class LockEngine implements LockManager {
 
     private LockResource lockShared(String key, LockLevel level, LeasePolicy leases) throws LockException {
         requireArguments(key, level);
-        requireModes();
         return acquirer.acquire(key, level, LockMode.SHARED, Thread.currentThread(), leases);
     }
 
@@ -172,7 +171,6 @@ final class LockEngine implements LockManager {
             throws LockException {
         requireArguments(key, level);
         Require.permits(LockMode.PERMIT, permits, "lock '" + key + "'");
-        requireModes();
         return acquirer.acquirePermit(key, level, permits, Thread.currentThread(), leases);
     }
 
@@ -199,16 +197,8 @@ final class LockEngine implements LockManager {
                 + "the ancestors", mode);
         Require.argument(mode != LockMode.PERMIT, "lockPath takes SHARED or EXCLUSIVE; permits are taken with "
                 + "lockPermit, on plain keys");
-        requireModes();
         return PathResource.take(acquirer, LockPaths.prefixes(path, settings.pathSeparator()), mode, level,
                 Thread.currentThread(), leases);
-    }
-
-    private void requireModes() {
-        if (!store.supportsModes()) {
-            throw new UnsupportedOperationException("store " + store + " keeps one holder per key: shared, "
-                    + "hierarchical and permit locks need a store that supports lock modes (LockStore.supportsModes())");
-        }
     }
 
     @Override

@@ -231,8 +231,7 @@ public final class LockManagerBuilder {
      * How many times in a row a key may pass straight from a holder to another thread of this node waiting for it
      * ({@link LockManager#waitForLock} and its siblings), without being released in the store: such a hand-off costs one store call instead of a
      * release and an acquisition, and the new holder gets a new owner token and a higher fencing token as with any
-     * acquisition. After that many, the key is released, so that waiters on other nodes get their chance. Used
-     * where the store {@linkplain LockStore#supportsHandOff() supports it} (in memory, the JDBC store); 0 to 1000,
+     * acquisition. After that many, the key is released, so that waiters on other nodes get their chance. 0 to 1000;
      * 0 turns it off. Default 4.
      */
     public LockManagerBuilder maxLocalHandOffs(int maxLocalHandOffs) {

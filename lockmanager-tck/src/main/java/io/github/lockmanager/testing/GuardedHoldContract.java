@@ -13,7 +13,6 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Holds lent to guarded work ({@link LockResource#guard()}), on a store: the work that ends with the last hold removes
@@ -119,7 +118,6 @@ public abstract class GuardedHoldContract extends ContractNodes {
 
     @Test
     void aGuardedPathGivesBackItsAncestorsWithTheResource() throws Exception {
-        assumeTrue(store().supportsModes(), () -> "store " + store() + " keeps one holder per key: no paths");
         LockManager a = node("a");
         LockManager b = node("b");
         LockResource path = a.lockPath("site/orders/o-1", LockMode.EXCLUSIVE);

@@ -15,12 +15,11 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Hand-offs between threads of one node, on a store that {@linkplain io.github.lockmanager.spi.LockStore#supportsHandOff()
- * supports them}: a key let go of while another thread of the node waits for it passes to that thread in one store
+ * Hand-offs between threads of one node, which every store supports:
+ * a key let go of while another thread of the node waits for it passes to that thread in one store
  * call, a bounded number of times in a row, and a record kept for a waiter whose claim fails is released. (A waiter
  * that wakes and does not claim at all, interrupted at that moment, is the engine's own test: no public call can
  * place an interrupt there.)
@@ -35,7 +34,6 @@ public abstract class HandOffContract extends ContractNodes {
 
     @BeforeEach
     void onlyWhereSupported() {
-        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
     }
 
     @Test

@@ -29,10 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Shared, exclusive and hierarchical locks on a store that {@linkplain LockStore#supportsModes() supports modes}:
+ * Shared, exclusive and hierarchical locks on every store:
  * the conflict table on the store itself, then the manager's behaviour across nodes. Skipped, saying why, on a
  * store that keeps one holder per key.
  */
@@ -40,7 +39,6 @@ public abstract class LockModeContract extends ContractNodes {
 
     @BeforeEach
     void requireModes() {
-        assumeTrue(store().supportsModes(), () -> "store " + store() + " keeps one holder per key: no lock modes");
     }
 
     @Test

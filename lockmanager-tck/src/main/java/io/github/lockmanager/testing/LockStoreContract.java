@@ -20,7 +20,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -189,7 +188,6 @@ public abstract class LockStoreContract {
 
     @Test
     void aRequestNamingTheHolderAsPredecessorTakesItsRecordOverWithAHigherToken() throws Exception {
-        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
         LockRecord held = acquired(request(key("k"), "a"), LEASE);
         LockRequest next = handOff(held.handle(), "b");
 
@@ -212,7 +210,6 @@ public abstract class LockStoreContract {
 
     @Test
     void aPredecessorThatIsNotTheHolderTakesNothingOver() throws Exception {
-        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
         LockRecord gone = acquired(request(key("k"), "a"), LEASE);
         store().release(gone.handle());
         LockRecord holder = acquired(request(key("k"), "b"), LEASE);
@@ -230,7 +227,6 @@ public abstract class LockStoreContract {
      */
     @Test
     void aHandOffWhosePredecessorIsGoneIsRefusedAndWritesNothingEvenOnAFreeKey() throws Exception {
-        assumeThat(store().supportsHandOff()).as(store() + " supports hand-offs").isTrue();
         LockRecord gone = acquired(request(key("k"), "a"), LEASE);
         assertThat(store().releaseEvery(key("k"))).as("force-released").hasSize(1);
         LockRecord between = acquired(request(key("k"), "b"), LEASE);

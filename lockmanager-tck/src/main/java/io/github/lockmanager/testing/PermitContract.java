@@ -30,7 +30,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Permits ({@link LockMode#PERMIT}): at most n holders of a key, each leased, fenced, abortable and told of its loss,
@@ -41,7 +40,6 @@ public abstract class PermitContract extends ContractNodes {
 
     @BeforeEach
     void requireModes() {
-        assumeTrue(store().supportsModes(), () -> "store " + store() + " keeps one holder per key: no permits");
     }
 
     @Test

@@ -4,7 +4,6 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
-import io.github.lockmanager.store.support.ForwardingLockStore;
 import org.junit.jupiter.api.Test;
 
 
@@ -13,31 +12,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What the manager checks before any store call for shared and hierarchical locks. */
 class LockModeRulesTest {
-
-    /** A store that keeps one holder per key, as the stores without mode support do. */
-    private static final class OneHolderPerKey extends ForwardingLockStore {
-        OneHolderPerKey() {
-            super(new InMemoryLockStore());
-        }
-
-        @Override
-        public boolean supportsModes() {
-            return false;
-        }
-    }
-
-    @Test
-    void aStoreWithoutModesRefusesSharedAndHierarchicalLocksNamingItself() throws Exception {
-        try (LockManager manager = LockManagerBuilder.newBuilder().store(new OneHolderPerKey()).build()) {
-            assertThatThrownBy(() -> manager.lockShared("k")).isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("OneHolderPerKey").hasMessageContaining("supportsModes");
-            assertThatThrownBy(() -> manager.lockPath("a/b", LockMode.EXCLUSIVE))
-                    .isInstanceOf(UnsupportedOperationException.class);
-            try (LockResource plain = manager.lock("k")) {
-                assertThat(plain.getLock().getMode()).as("exclusive locks are unchanged").isEqualTo(LockMode.EXCLUSIVE);
-            }
-        }
-    }
 
     @Test
     void pathsAndSeparatorsAreCheckedNamingWhatIsWrong() throws Exception {

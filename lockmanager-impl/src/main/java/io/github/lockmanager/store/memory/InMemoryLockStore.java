@@ -43,7 +43,7 @@ import static io.github.lockmanager.store.memory.KeyHolders.stripeOf;
  * the {@link TimeSource} given (share a {@code ManualTimeSource} of {@code lockmanager-tck} with the managers to move
  * time in tests); the wall-clock times of its records are that clock's monotonic readings, anchored to its wall clock
  * once when the store is made. Fencing tokens come from one counter, so they increase across all keys. It
- * {@linkplain #supportsModes() supports every lock mode}: a key may have several holders. Nothing survives the
+ * supports every lock mode: a key may have several holders. Nothing survives the
  * JVM. {@link #close()} does nothing: the records stay for whoever else shares the instance.
  *
  * <p>A lock and its release cost one clock reading, the manager's: an acquisition is judged at the reading it was
@@ -307,16 +307,6 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public int purgeIdleRecords() {
         return keys.purge();
-    }
-
-    @Override
-    public boolean supportsHandOff() {
-        return true;
-    }
-
-    @Override
-    public boolean supportsModes() {
-        return true;
     }
 
     @Override

@@ -124,16 +124,6 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public boolean supportsModes() {
-        return delegate.supportsModes();
-    }
-
-    @Override
-    public boolean supportsHandOff() {
-        return delegate.supportsHandOff();
-    }
-
-    @Override
     public void close() {
         delegate.close();
     }

@@ -374,17 +374,7 @@ public final class AerospikeLockStore implements LockStore {
     }
 
     /** Every mode: a key's holders share its record, and one operation decides by all of them. */
-    @Override
-    public boolean supportsModes() {
-        return true;
-    }
-
     /** A request naming its predecessor takes the predecessor's entry over in the operation that grants it. */
-    @Override
-    public boolean supportsHandOff() {
-        return true;
-    }
-
     @Override
     public void close() {
         // the client belongs to the caller

@@ -280,17 +280,7 @@ public final class HBaseLockStore implements LockStore {
     }
 
     /** A hand-off is the acquisition's write, checked against the predecessor's owner cell instead of a free one. */
-    @Override
-    public boolean supportsHandOff() {
-        return true;
-    }
-
     /** Holders of every mode, exclusive ones in the owner cell, the others in slots ({@link SharedHolders}). */
-    @Override
-    public boolean supportsModes() {
-        return true;
-    }
-
     @Override
     public String toString() {
         return access.toString();

@@ -51,7 +51,7 @@ import java.util.regex.Pattern;
  * release, abort, isLocked 1; getLocks 2 (the lock table, then the holders table). Every call takes a connection
  * from the data source and returns it; no transaction is left open.
  *
- * <p>{@linkplain #supportsModes() Every lock mode}: a key taken shared, or as an intention of a hierarchical lock,
+ * <p>Every lock mode: a key taken shared, or as an intention of a hierarchical lock,
  * has a row per holder in {@code <table>_holders} (created with the lock table), and its row in the lock table is
  * marked as held by them until the last one's lease ends, so exclusive acquisitions cost what they did
  * ({@link SharedHolders}). Such a holder costs more: joining a key already marked 4 statements, else a transaction
@@ -368,17 +368,7 @@ public final class JdbcLockStore implements LockStore {
     }
 
     /** A hand-off is the acquire statement taking over a row of the predecessor as one that is free. */
-    @Override
-    public boolean supportsHandOff() {
-        return true;
-    }
-
     /** Every lock mode: keys taken in other modes than exclusive have a row per holder in the holders table. */
-    @Override
-    public boolean supportsModes() {
-        return true;
-    }
-
     /** Stops listening for releases (PostgreSQL) and gives that connection back; the data source is the caller's. */
     @Override
     public void close() {

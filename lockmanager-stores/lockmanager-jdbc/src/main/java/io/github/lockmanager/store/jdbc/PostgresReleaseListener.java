@@ -1,7 +1,6 @@
 package io.github.lockmanager.store.jdbc;
 
-import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.store.support.ReleaseWaiters;
+import io.github.lockmanager.store.support.ReleaseListener;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -11,7 +10,6 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -26,16 +24,13 @@ import java.util.concurrent.TimeUnit;
  * broke; it reconnects every second), waits return {@code false} and their callers poll. A notification can be missed
  * only then, and a waiter sleeps no longer than its own timeout in any case.
  */
-final class PostgresReleaseListener {
+final class PostgresReleaseListener extends ReleaseListener {
     private static final Logger log = LoggerFactory.getLogger(PostgresReleaseListener.class);
     private static final int POLL_MILLIS = 500;
     private static final long RECONNECT_MILLIS = 1000;
-    /** How long a waiter waits for the listener to listen, at most: connecting and {@code LISTEN} take a round trip. */
-    private static final long START_MILLIS = 2000;
 
     private final DataSource dataSource;
     private final String channel;
-    private final ReleaseWaiters waiters = new ReleaseWaiters();
     private Thread thread;
     /** Counted down each time the listener starts listening; replaced when it stops. */
     private volatile CountDownLatch listening = new CountDownLatch(1);
@@ -51,41 +46,9 @@ final class PostgresReleaseListener {
         return "'" + table + "'";
     }
 
-    /**
-     * Runs {@code wake} at the next announced release of {@code storageKey} ({@link ReleaseWaiters#watch}); the
-     * first call waits for the listener to start, as a first {@code await} does.
-     *
-     * @return what cancels the watch, or {@code null} if the listener is not listening
-     */
-    Runnable watch(String storageKey, Runnable wake, ReleaseWaiters.Mark mark) throws LockManagerException {
-        try {
-            if (!startListening(START_MILLIS)) {
-                return null;
-            }
-        } catch (InterruptedException e) {
-            // the caller polls instead, and learns of the interrupt from its flag
-            Thread.currentThread().interrupt();
-            return null;
-        }
-        return waiters.watch(storageKey, wake, mark);
-    }
-
-    /**
-     * Waits for a release of {@code storageKey} for at most {@code timeout}, once {@code mark} has made this waiter
-     * known.
-     *
-     * @return {@code true} if this call waited; {@code false} at once if it could not listen or {@code mark} said no
-     */
-    boolean await(String storageKey, Duration timeout, ReleaseWaiters.Mark mark)
-            throws LockManagerException, InterruptedException {
-        if (!startListening(Math.min(timeout.toMillis(), START_MILLIS))) {
-            return false;
-        }
-        return waiters.await(storageKey, timeout, mark);
-    }
-
     /** Starts the listener thread if needed and waits until it listens, up to {@code millis}; {@code false} if not. */
-    private boolean startListening(long millis) throws InterruptedException {
+    @Override
+    protected boolean listening(long millis) throws InterruptedException {
         synchronized (this) {
             if (closed) {
                 return false;
@@ -114,7 +77,7 @@ final class PostgresReleaseListener {
             } catch (SQLException | RuntimeException e) {
                 // a failure of any kind must not end the thread: waiters would wait for a listener that never comes
                 listening = new CountDownLatch(1);
-                waiters.wakeAll();
+                waiters().wakeAll();
                 if (closed) {
                     return;
                 }
@@ -157,7 +120,7 @@ final class PostgresReleaseListener {
                 }
                 for (PGNotification notification : received) {
                     if (channel.equals(notification.getName())) {
-                        waiters.wake(notification.getParameter());
+                        waiters().wake(notification.getParameter());
                     }
                 }
             }
@@ -187,6 +150,6 @@ final class PostgresReleaseListener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        waiters.wakeAll();
+        waiters().wakeAll();
     }
 }

@@ -358,17 +358,7 @@ public final class RedisLockStore implements LockStore {
     }
 
     /** Every mode: a key's holders share its hash, and one script decides by all of them. */
-    @Override
-    public boolean supportsModes() {
-        return true;
-    }
-
     /** A request naming its predecessor takes the predecessor's entry over in the script that grants it. */
-    @Override
-    public boolean supportsHandOff() {
-        return true;
-    }
-
     /** Closes the store's connections, and the client if the store made it. */
     @Override
     public void close() {

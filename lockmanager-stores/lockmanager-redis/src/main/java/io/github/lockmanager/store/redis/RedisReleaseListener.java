@@ -1,14 +1,12 @@
 package io.github.lockmanager.store.redis;
 
-import io.github.lockmanager.LockManagerException;
-import io.github.lockmanager.store.support.ReleaseWaiters;
+import io.github.lockmanager.store.support.ReleaseListener;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,14 +19,11 @@ import java.util.concurrent.TimeoutException;
  * event loop and subscribes again after a reconnect. While the connection is down, waits return {@code false} and
  * their callers poll; a release published meanwhile is missed, and its waiter sleeps no longer than its own timeout.
  */
-final class RedisReleaseListener {
+final class RedisReleaseListener extends ReleaseListener {
     private static final Logger log = LoggerFactory.getLogger(RedisReleaseListener.class);
-    /** How long a first wait waits for the subscription's answer, at most. */
-    private static final long START_MILLIS = 2000;
 
     private final Connecting connector;
     private final String channel;
-    private final ReleaseWaiters waiters = new ReleaseWaiters();
     private StatefulRedisPubSubConnection<String, String> connection;
     /** The answer to the connection's {@code SUBSCRIBE}. */
     private RedisFuture<Void> subscribed;
@@ -49,44 +44,12 @@ final class RedisReleaseListener {
     }
 
     /**
-     * Runs {@code wake} at the next announced release of {@code storageKey} ({@link ReleaseWaiters#watch}); the
-     * first call waits for the listener to start, as a first {@code await} does.
-     *
-     * @return what cancels the watch, or {@code null} if the listener is not listening
-     */
-    Runnable watch(String storageKey, Runnable wake, ReleaseWaiters.Mark mark) throws LockManagerException {
-        try {
-            if (!listening(START_MILLIS)) {
-                return null;
-            }
-        } catch (InterruptedException e) {
-            // the caller polls instead, and learns of the interrupt from its flag
-            Thread.currentThread().interrupt();
-            return null;
-        }
-        return waiters.watch(storageKey, wake, mark);
-    }
-
-    /**
-     * Waits for a release of {@code storageKey} for at most {@code timeout}, once {@code mark} has made this waiter
-     * known.
-     *
-     * @return {@code true} if this call waited; {@code false} at once if it could not listen or {@code mark} said no
-     */
-    boolean await(String storageKey, Duration timeout, ReleaseWaiters.Mark mark)
-            throws LockManagerException, InterruptedException {
-        if (!listening(Math.min(timeout.toMillis(), START_MILLIS))) {
-            return false;
-        }
-        return waiters.await(storageKey, timeout, mark);
-    }
-
-    /**
      * Whether the subscription is open; the first call (and the first after a failed subscription) opens the connection
      * and sends {@code SUBSCRIBE}, then waits for its answer at most {@code millis}. A subscription not answered by then
      * is kept and counted from the call that finds it answered: a short wait must not throw away a slow first answer.
      */
-    private boolean listening(long millis) throws InterruptedException {
+    @Override
+    protected boolean listening(long millis) throws InterruptedException {
         StatefulRedisPubSubConnection<String, String> open;
         RedisFuture<Void> answer;
         synchronized (this) {
@@ -140,7 +103,7 @@ final class RedisReleaseListener {
             @Override
             public void message(String from, String storageKey) {
                 if (channel.equals(from)) {
-                    waiters.wake(storageKey);
+                    waiters().wake(storageKey);
                 }
             }
         });
@@ -173,6 +136,6 @@ final class RedisReleaseListener {
         if (open != null) {
             open.close();
         }
-        waiters.wakeAll();
+        waiters().wakeAll();
     }
 }
