@@ -3,8 +3,8 @@ package io.github.lockmanager.admin;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.store.support.CountingLockStore;
-import io.github.lockmanager.testing.InstrumentedStore;
-import io.github.lockmanager.testing.ManualTimeSource;
+import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.testing.support.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

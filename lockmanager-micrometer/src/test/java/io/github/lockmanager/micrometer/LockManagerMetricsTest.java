@@ -7,7 +7,7 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.store.jdbc.DatabaseAccess;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
-import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.testing.support.InstrumentedStore;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,5 +1,6 @@
 package io.github.lockmanager.testing;
 
+import io.github.lockmanager.testing.support.InstrumentedStore;
 import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;

@@ -1,5 +1,6 @@
 package io.github.lockmanager.testing;
 
+import io.github.lockmanager.testing.support.BusyThreadInterrupts;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.AcquireResult;

@@ -1,5 +1,6 @@
 package io.github.lockmanager.testing;
 
+import io.github.lockmanager.testing.support.InstrumentedStore;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;

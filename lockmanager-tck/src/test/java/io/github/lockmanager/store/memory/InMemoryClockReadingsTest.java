@@ -9,7 +9,7 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
-import io.github.lockmanager.testing.ManualTimeSource;
+import io.github.lockmanager.testing.support.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

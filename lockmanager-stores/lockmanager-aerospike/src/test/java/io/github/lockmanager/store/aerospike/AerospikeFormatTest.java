@@ -12,6 +12,7 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.testing.StoredFormat;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -67,35 +68,12 @@ class AerospikeFormatTest {
                 new Bin("holders", Map.of("permit-1", List.of(tag(4, end), 21L, "c", "z", 1700000000000L, 60_000L, 2L))),
                 new Bin("fence", 21L), new Bin("permits", 2L));
 
-        LockRecord writer = store.inspect(job).get(0);
-        assertThat(writer.ownerToken()).isEqualTo("writer-1");
-        assertThat(writer.mode()).isEqualTo(LockMode.EXCLUSIVE);
-        assertThat(writer.nodeId()).isEqualTo("node-a");
-        assertThat(writer.threadName()).isEqualTo("thread-1");
-        assertThat(writer.lockTime()).isEqualTo(Instant.ofEpochMilli(1700000000000L));
-        assertThat(writer.expirationTime()).isEqualTo(Instant.ofEpochMilli(end));
-        assertThat(writer.fencingToken()).isEqualTo(1700000000000041L);
-        LockRecord permit = store.inspect(pool).get(0);
-        assertThat(permit.mode()).isEqualTo(LockMode.PERMIT);
-        assertThat(permit.permits()).isEqualTo(2);
-        assertThat(permit.threadName()).isEqualTo("z");
-
-        LockHandle reader = new LockHandle(job, "reader-1");
-        Duration lease = Duration.ofMinutes(1);
-        assertThat(store.acquire(LockRequest.of(reader, "b", "t", LockMode.SHARED), lease).isAcquired()).isFalse();
-        LockHandle writerHandle = new LockHandle(job, "writer-1");
-        assertThat(store.renew(List.of(writerHandle), lease)).containsEntry(writerHandle, HoldState.HELD);
-        assertThat(store.release(writerHandle)).isTrue();
-        AcquireResult next = store.acquire(LockRequest.of(reader, "b", "t", LockMode.SHARED), lease);
-        assertThat(next.isAcquired()).isTrue();
-        assertThat(next.record().fencingToken()).as("the stored counter goes on").isGreaterThan(1700000000000042L);
-        assertThat(store.release(reader)).isTrue();
-
-        LockHandle second = new LockHandle(pool, "permit-2");
-        assertThat(store.acquire(LockRequest.permit(second, "n", "t", 2), lease).isAcquired()).isTrue();
-        assertThat(store.acquire(LockRequest.permit(new LockHandle(pool, "permit-3"), "n", "t", 3), lease)
-                .isAcquired()).isFalse();
+        assertThat(store.inspect(job).get(0).expirationTime()).isEqualTo(Instant.ofEpochMilli(end));
+        StoredFormat.readsExclusive(store, job, "writer-1", "node-a", "thread-1", 1700000000000L, 1700000000000041L,
+                1700000000000042L);
+        LockHandle second = StoredFormat.readsPermit(store, pool, "permit-1", 2, "z");
         LockHandle first = new LockHandle(pool, "permit-1");
+        Duration lease = Duration.ofMinutes(1);
         assertThat(store.renew(List.of(first), lease)).containsEntry(first, HoldState.HELD);
         assertThat(store.release(first)).isTrue();
         assertThat(store.release(second)).isTrue();

@@ -9,6 +9,7 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.testing.StoredFormat;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -86,24 +87,8 @@ class HBaseFormatTest {
                     .addColumn(HBaseTableLayout.FAMILY, HBaseTableLayout.COUNTER, Bytes.toBytes(1700000000000041L)));
             table.put(HBaseTableLayout.leasedOwner(row, Bytes.toBytes("writer-1"), 60_000));
         }
-        LockRecord held = store.inspect(key).get(0);
-        assertThat(held.ownerToken()).isEqualTo("writer-1");
-        assertThat(held.mode()).isEqualTo(LockMode.EXCLUSIVE);
-        assertThat(held.nodeId()).isEqualTo("node-a");
-        assertThat(held.threadName()).isEqualTo("thread-1");
-        assertThat(held.lockTime()).isEqualTo(Instant.ofEpochMilli(1700000000000L));
-        assertThat(held.fencingToken()).isEqualTo(1700000000000041L);
-
-        LockHandle reader = new LockHandle(key, "reader-1");
-        assertThat(store.acquire(LockRequest.of(reader, "node-b", "t", LockMode.SHARED), Duration.ofMinutes(1))
-                .isAcquired()).isFalse();
-        LockHandle writer = new LockHandle(key, "writer-1");
-        assertThat(store.renew(List.of(writer), Duration.ofMinutes(1))).containsEntry(writer, HoldState.HELD);
-        assertThat(store.release(writer)).isTrue();
-        AcquireResult next = store.acquire(LockRequest.of(reader, "node-b", "t", LockMode.SHARED), Duration.ofMinutes(1));
-        assertThat(next.isAcquired()).isTrue();
-        assertThat(next.record().fencingToken()).as("the stored counter goes on").isGreaterThan(1700000000000041L);
-        assertThat(store.release(reader)).isTrue();
+        StoredFormat.readsExclusive(store, key, "writer-1", "node-a", "thread-1", 1700000000000L, 1700000000000041L,
+                1700000000000041L);
     }
 
     @Test
@@ -124,19 +109,11 @@ class HBaseFormatTest {
         assertThat(reader.mode()).isEqualTo(LockMode.SHARED);
         assertThat(reader.ownerToken()).isEqualTo("reader-1");
         assertThat(reader.nodeId()).isEqualTo("b");
-        LockRecord permit = store.inspect(pool).get(0);
-        assertThat(permit.mode()).isEqualTo(LockMode.PERMIT);
-        assertThat(permit.permits()).isEqualTo(2);
-        assertThat(permit.threadName()).isEqualTo("z");
-
+        LockHandle permit2 = StoredFormat.readsPermit(store, pool, "permit-1", 2, "z");
         LockHandle second = new LockHandle(readers, "reader-2");
         assertThat(store.acquire(LockRequest.of(second, "n", "t", LockMode.SHARED), Duration.ofMinutes(1)).isAcquired())
                 .isTrue();
         assertThat(store.acquire(LockRequest.of(new LockHandle(readers, "writer"), "n", "t", LockMode.EXCLUSIVE),
-                Duration.ofMinutes(1)).isAcquired()).isFalse();
-        LockHandle permit2 = new LockHandle(pool, "permit-2");
-        assertThat(store.acquire(LockRequest.permit(permit2, "n", "t", 2), Duration.ofMinutes(1)).isAcquired()).isTrue();
-        assertThat(store.acquire(LockRequest.permit(new LockHandle(pool, "permit-3"), "n", "t", 3),
                 Duration.ofMinutes(1)).isAcquired()).isFalse();
         // a slot names its holder by a store's own bookkeeping, so the holders written by another process end with
         // their leases or by the operator's release

@@ -8,7 +8,7 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockKey;
-import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.testing.support.InstrumentedStore;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;

@@ -6,7 +6,7 @@ import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
-import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.testing.support.InstrumentedStore;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;

@@ -9,7 +9,7 @@ import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.store.support.ForwardingLockStore;
-import io.github.lockmanager.testing.ManualTimeSource;
+import io.github.lockmanager.testing.support.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

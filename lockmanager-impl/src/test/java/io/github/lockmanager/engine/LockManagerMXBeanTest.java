@@ -7,7 +7,7 @@ import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
 import io.github.lockmanager.store.support.ForwardingLockStore;
-import io.github.lockmanager.testing.ManualTimeSource;
+import io.github.lockmanager.testing.support.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import javax.management.JMX;

@@ -9,8 +9,8 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
-import io.github.lockmanager.testing.InstrumentedStore;
-import io.github.lockmanager.testing.ManualTimeSource;
+import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.testing.support.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -4,7 +4,7 @@ import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
-import io.github.lockmanager.testing.ManualTimeSource;
+import io.github.lockmanager.testing.support.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

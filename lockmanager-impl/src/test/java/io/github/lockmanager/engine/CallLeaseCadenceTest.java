@@ -4,7 +4,7 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
-import io.github.lockmanager.testing.InstrumentedStore;
+import io.github.lockmanager.testing.support.InstrumentedStore;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.github.lockmanager.testing;
+package io.github.lockmanager.testing.support;
 
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;

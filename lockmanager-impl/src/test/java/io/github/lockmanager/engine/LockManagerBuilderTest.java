@@ -3,7 +3,7 @@ package io.github.lockmanager.engine;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
-import io.github.lockmanager.testing.ManualTimeSource;
+import io.github.lockmanager.testing.support.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.github.lockmanager.testing;
+package io.github.lockmanager.testing.support;
 
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.AcquireResult;

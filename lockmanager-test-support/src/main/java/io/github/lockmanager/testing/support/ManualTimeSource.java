@@ -1,4 +1,4 @@
-package io.github.lockmanager.testing;
+package io.github.lockmanager.testing.support;
 
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
