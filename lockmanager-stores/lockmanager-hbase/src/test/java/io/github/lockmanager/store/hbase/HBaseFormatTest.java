@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * here, not in a cluster that upgrades node by node.
  */
 class HBaseFormatTest {
-    private static final String TABLE = "lockmanager_format";
+    /** The lock-modes test's table: a lock table of 256 regions costs the mini cluster seconds to make. */
+    private static final String TABLE = "lockmanager_modes";
     private static final HexFormat HEX = HexFormat.of();
     /** Lock time 1700000000000 ms, lease 60000 ms, node "node-a", thread "thread-1". */
     private static final String META = "0000018bcfe56800000000000000ea60000000066e6f64652d617468726561642d31";
