@@ -22,34 +22,40 @@ package io.github.lockmanager;
  */
 public enum LockMode {
     /** On an ancestor: something below it is held {@link #SHARED}. */
-    INTENT_SHARED,
+    INTENT_SHARED(0),
     /** On an ancestor: something below it is held {@link #EXCLUSIVE}. */
-    INTENT_EXCLUSIVE,
+    INTENT_EXCLUSIVE(1),
     /** Any number of holders at once, on any nodes; no exclusive holder. */
-    SHARED,
+    SHARED(2),
     /** One holder and nobody else. What {@link LockManager#lock(String)} takes. */
-    EXCLUSIVE,
+    EXCLUSIVE(3),
     /**
      * One of at most n holders of the key, all asking for the same n ({@link LockManager#lockPermit}); no holder in
      * any other mode. Each has its own record, lease and fencing token, as an exclusive holder.
      */
-    PERMIT;
+    PERMIT(4);
 
-    /** The modes by {@link #code()}. */
-    private static final LockMode[] BY_CODE = {INTENT_SHARED, INTENT_EXCLUSIVE, SHARED, EXCLUSIVE, PERMIT};
+    /** The modes by {@link #code()}: the codes run from 0 with no gap. */
+    private static final LockMode[] BY_CODE = new LockMode[values().length];
+
+    static {
+        for (LockMode mode : values()) {
+            BY_CODE[mode.code] = mode;
+        }
+    }
+
+    private final int code;
+
+    LockMode(int code) {
+        this.code = code;
+    }
 
     /**
      * The number stores keep for this mode in their records: fixed for good, whatever the order of the constants, so
      * that what one release writes the next reads. A new mode takes the next unused number.
      */
     public int code() {
-        return switch (this) {
-            case INTENT_SHARED -> 0;
-            case INTENT_EXCLUSIVE -> 1;
-            case SHARED -> 2;
-            case EXCLUSIVE -> 3;
-            case PERMIT -> 4;
-        };
+        return code;
     }
 
     /**

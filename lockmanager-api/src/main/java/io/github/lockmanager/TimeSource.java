@@ -5,7 +5,7 @@ import java.time.Instant;
 /**
  * Where a lock manager and the in-memory store read time. Leases are measured with {@link #nanoTime()},
  * which must never run backwards; {@link #now()} only stamps records for display. Tests inject a
- * {@code io.github.lockmanager.testing.support.ManualTimeSource} (in {@code lockmanager-tck}) to move time forward instead of
+ * {@code io.github.lockmanager.testing.support.ManualTimeSource} (in {@code lockmanager-test-support}) to move time forward instead of
  * sleeping.
  */
 public interface TimeSource {

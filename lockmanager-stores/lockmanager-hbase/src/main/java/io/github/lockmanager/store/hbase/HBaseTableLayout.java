@@ -137,10 +137,11 @@ final class HBaseTableLayout {
      * cannot work with, into {@code tuning} what only costs performance or space.
      */
     static void compare(TableDescriptor existing, int regions, List<String> correctness, List<String> tuning) {
-        int format = formatOf(existing);
-        if (format > FORMAT) {
-            correctness.add("its rows are in format " + format + ", written by a later release of lockmanager; this one "
-                    + "reads formats up to " + FORMAT + " (upgrade this node, or give it another table)");
+        String format = existing.getValue(FORMAT_ATTRIBUTE);
+        if (format != null && !readsFormat(format)) {
+            correctness.add("its rows are in format '" + format + "' (table attribute " + FORMAT_ATTRIBUTE + "), "
+                    + "written by a later release of lockmanager; this one reads formats 1 to " + FORMAT
+                    + " (upgrade this node, or give it another table)");
         }
         ColumnFamilyDescriptor family = existing.getColumnFamily(FAMILY);
         if (family == null) {
@@ -161,13 +162,13 @@ final class HBaseTableLayout {
         }
     }
 
-    /** The format a table's rows are in: its {@link #FORMAT_ATTRIBUTE}, or 1 for a table made before it existed. */
-    static int formatOf(TableDescriptor table) {
-        String value = table.getValue(FORMAT_ATTRIBUTE);
+    /** Whether this store reads rows of the format a table's {@link #FORMAT_ATTRIBUTE} names. */
+    private static boolean readsFormat(String attribute) {
         try {
-            return value == null ? 1 : Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            return Integer.MAX_VALUE;
+            int format = Integer.parseInt(attribute.trim());
+            return format >= 1 && format <= FORMAT;
+        } catch (NumberFormatException notANumber) {
+            return false;
         }
     }
 

@@ -153,8 +153,8 @@ class HBaseFormatTest {
             assertThat(admin.getDescriptor(TableName.valueOf(TABLE)).getValue("lockmanager.format")).isEqualTo("1");
 
             // a table made before the attribute existed is format 1; one a later release marked is refused
-            TableName earlier = TableName.valueOf("lockmanager_format_earlier");
-            TableName later = TableName.valueOf("lockmanager_format_later");
+            TableName earlier = TableName.valueOf("lockmanager_format_earlier_" + client.substring(4));
+            TableName later = TableName.valueOf("lockmanager_format_later_" + client.substring(4));
             admin.createTable(TableDescriptorBuilder.newBuilder(HBaseTableLayout.descriptor(earlier))
                     .removeValue(Bytes.toBytes("lockmanager.format")).build());
             admin.createTable(TableDescriptorBuilder.newBuilder(HBaseTableLayout.descriptor(later))
@@ -164,7 +164,11 @@ class HBaseFormatTest {
                     .initialize()).isInstanceOf(LockManagerException.class)
                     .satisfies(e -> assertThat(((LockManagerException) e).getErrorCode())
                             .isEqualTo(ErrorCode.TABLE_CREATION_ERROR))
-                    .hasMessageContaining("format 2").hasMessageContaining("later release");
+                    .hasMessageContaining("format '2'").hasMessageContaining("later release");
+            for (TableName made : List.of(earlier, later)) {
+                admin.disableTable(made);
+                admin.deleteTable(made);
+            }
         }
     }
 }
