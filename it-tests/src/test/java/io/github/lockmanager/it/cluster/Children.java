@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,9 +42,9 @@ final class Children implements AutoCloseable {
         command.add("-cp");
         command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
         command.add(ClusterNode.class.getName());
-        Process process = new ProcessBuilder(command)
-                .redirectError(logDir.resolve(settings.get("node.id") + ".stderr.log").toFile()).start();
-        Child child = new Child(settings.get("node.id"), process);
+        Path stderr = logDir.resolve(settings.get("node.id") + ".stderr.log");
+        Process process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
+        Child child = new Child(settings.get("node.id"), process, stderr);
         children.add(child);
         return child;
     }
@@ -59,9 +60,12 @@ final class Children implements AutoCloseable {
         private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         private final PrintWriter in;
 
-        private Child(String id, Process process) {
+        private final Path stderr;
+
+        private Child(String id, Process process, Path stderr) {
             this.id = id;
             this.process = process;
+            this.stderr = stderr;
             this.in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
             Thread reader = new Thread(() -> {
                 try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
@@ -77,6 +81,16 @@ final class Children implements AutoCloseable {
             reader.start();
         }
 
+        /** The last lines the node wrote to standard error, which the temporary directory loses after the test. */
+        private String stderrTail() {
+            try {
+                List<String> lines = Files.readAllLines(stderr, StandardCharsets.UTF_8);
+                return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+            } catch (IOException e) {
+                return "(unreadable: " + e + ")";
+            }
+        }
+
         /** The next reported line that starts with {@code prefix}; earlier other lines are skipped. */
         String await(String prefix, Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -84,7 +98,7 @@ final class Children implements AutoCloseable {
                 String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 if (line == null) {
                     throw new AssertionError("node " + id + " did not report '" + prefix + "' within " + timeout
-                            + " (alive: " + process.isAlive() + ")");
+                            + " (alive: " + process.isAlive() + "); the end of its standard error:\n" + stderrTail());
                 }
                 if (line.startsWith(prefix)) {
                     return line;
