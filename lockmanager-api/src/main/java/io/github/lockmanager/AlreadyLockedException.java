@@ -6,7 +6,7 @@ import java.time.Duration;
 
 /**
  * The key is held by another thread of this node or by another node. Nothing was changed; the caller may
- * try again later, or wait for it with {@link LockManager#waitForLock(String, Duration)}.
+ * try again later, or wait for it with {@link LockManager#waitForLock(LockSpec, Duration)}.
  */
 public class AlreadyLockedException extends LockException {
     private static final long serialVersionUID = 1L;

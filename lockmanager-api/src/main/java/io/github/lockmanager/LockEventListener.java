@@ -25,7 +25,7 @@ public interface LockEventListener {
 
     /**
      * A lock was refused: someone holds {@code key} in a conflicting mode. A blocking wait counts once, for its first
-     * try: the tries after it waited for a release ({@link LockManager#waitForLock(String, Duration)} and its
+     * try: the tries after it waited for a release ({@link LockManager#waitForLock(LockSpec, Duration)} and its
      * siblings) are not refusals of their own, and how the wait ended is {@link #waited}.
      */
     default void refused(String key, LockLevel level, LockMode mode) {
@@ -56,7 +56,7 @@ public interface LockEventListener {
     }
 
     /**
-     * A blocking wait for a lock ({@link LockManager#waitForLock(String, Duration)} and its siblings) ended; once per
+     * A blocking wait for a lock ({@link LockManager#waitForLock(LockSpec, Duration)} ) ended; once per
      * wait, on the waiting thread.
      *
      * @param waited from the wait's start to its end

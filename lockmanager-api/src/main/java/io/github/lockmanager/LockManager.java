@@ -8,10 +8,10 @@ import java.util.concurrent.CompletionStage;
  * Cluster-wide, re-entrant, lease-based locks.
  *
  * <p><b>Ownership.</b> A lock belongs to the thread that took it. The same thread may take it again: each
- * {@link #lock} adds one hold, without any call to the store, and each hold must be given back once, by
+ * {@link #lock(LockSpec)} adds one hold, without any call to the store, and each hold must be given back once, by
  * {@link #unlock} from the holding thread or by {@link LockResource#close()} from any thread. The lock leaves
  * the store when its last hold is given back, unless another thread of this node waits for it: then that thread's
- * acquisition may take the record over (a hand-off, see {@link #waitForLock(String, Duration)}). A hold kept
+ * acquisition may take the record over (a hand-off, see {@link #waitForLock(LockSpec, Duration)}). A hold kept
  * unbalanced keeps the lock for as long as the thread lives; once the thread has died its locks are released. An
  * {@link #unlock} by a thread that holds no exclusive lock of the key changes nothing and logs a warning (Hippo's
  * rule: an unlock in a {@code finally} block after a refused lock is harmless); {@code ClusterLock}, the
@@ -28,7 +28,11 @@ import java.util.concurrent.CompletionStage;
  * configured {@link LockLossListener} is told. Work that must not run twice should also pass
  * {@link LockResource#getFencingToken()} to the resource it changes.
  *
- * <p><b>Levels.</b> Keys live at a {@link LockLevel}; the methods without a level use the manager's default
+ * <p><b>What to lock.</b> A {@link LockSpec} says it: a key or a path, a mode (exclusive, shared, permits), a
+ * level and a lease; {@link #lock(String)} and {@link #lock(String, LockLevel)} are the exclusive lock at the
+ * manager's lease.
+ *
+ * <p><b>Levels.</b> Keys live at a {@link LockLevel}; the methods and specs without a level use the manager's default
  * level. The same key at two levels is two different locks.
  *
  * <p><b>Keys.</b> A key is 1 to {@value #LOCK_KEY_MAX_LENGTH} chars, any Unicode text including separators
@@ -40,11 +44,11 @@ import java.util.concurrent.CompletionStage;
  */
 public interface LockManager extends AutoCloseable {
 
-    /** The longest key, in chars, that {@link #lock} accepts. */
+    /** The longest key, in chars, that {@link #lock(LockSpec)} accepts. */
     int LOCK_KEY_MAX_LENGTH = 256;
 
     /**
-     * The most permits a key may have ({@link #lockPermit}): every holder of a key is kept with the key on the
+     * The most permits a key may have ({@link LockSpec#permits}): every holder of a key is kept with the key on the
      * stores that decide in one record, and each acquisition looks at all of them.
      */
     int MAX_PERMITS = 1000;
@@ -67,106 +71,37 @@ public interface LockManager extends AutoCloseable {
     LockResource lock(String key, LockLevel level) throws LockException;
 
     /**
-     * {@link #lock(String, LockLevel)} with a lease of its own instead of the manager's: how long the key stays
-     * locked after this node stops renewing it (crashed, paused, cut off). A shorter lease frees the key of a
-     * crashed node sooner and costs more renewals; a longer one rides out longer pauses. The lock is renewed, its
-     * loss detected and its holder told exactly as with the manager's lease, on a schedule that follows its own
-     * lease: at the manager's renewal interval, or more often when that is longer than a third of {@code lease}.
-     * Locks of one lease are renewed together, one store call per batch, so each distinct lease in use costs its own
-     * renewal calls. A re-entry adds a hold to the lock the thread has, which keeps the lease it was taken with.
+     * Takes what {@code spec} says, or adds a hold to the calling thread's lock that covers it. Never blocks on a
+     * holder.
      *
-     * @param lease from 100 ms to 1 day
-     * @throws IllegalArgumentException if the key is invalid, or the lease is null or out of range
-     * @see #lock(String)
+     * <ul>
+     * <li><b>Exclusive</b> ({@link LockSpec#of}): as {@link #lock(String, LockLevel)}, with the spec's lease.</li>
+     * <li><b>Shared</b> ({@link LockSpec#shared}): any number of threads, on any nodes, hold the key shared at once;
+     * a thread that holds it shared or exclusively adds a hold to that lock. Each shared holder has its own record,
+     * lease, fencing token and loss detection.</li>
+     * <li><b>Permits</b> ({@link LockSpec#permits}): at most that many holders at once; a thread holds at most one
+     * permit of a key and adds holds to it. Every holder of a key must ask for the same number: another number than
+     * the key's live holders use is refused with an {@link IllegalStateException} naming both.</li>
+     * <li><b>Path</b> ({@link LockSpec#path}): each ancestor is taken top-down in the intention of the spec's mode,
+     * then the resource; the hold gives back all of them, the resource first. An exclusive path lock conflicts with
+     * every lock on it, below it and with exclusive locks on its ancestors; siblings never conflict; one order
+     * everywhere means two path locks never wait for each other in a cycle. A refused step gives back the steps
+     * taken. Each step is an ordinary lock on the path up to it: a plain {@code lock("foo")} conflicts with every
+     * path lock below {@code foo}.</li>
+     * </ul>
+     *
+     * <p><b>No upgrade.</b> A thread that holds a key in a mode and asks for it in a stronger mode that conflicts (shared,
+     * then exclusive or permits) is refused at once with an {@link IllegalStateException}: two threads doing so would
+     * wait for each other forever. Give the weaker hold back first. Give any hold back with
+     * {@link LockResource#close()}; {@link #unlock} gives back exclusive holds only.
+     *
+     * @throws AlreadyLockedException   if a conflicting holder holds the key (or, for permits, all permits are held)
+     * @throws LockManagerException     if the store failed; nothing is held then
+     * @throws IllegalArgumentException if {@code spec} is null or its lease is longer than the store grants
+     * @throws IllegalStateException    if the calling thread would upgrade its own hold, the key's holders use another
+     *                                  number of permits, or this manager is closed
      */
-    LockResource lock(String key, LockLevel level, Duration lease) throws LockException;
-
-    /**
-     * Takes {@code key} at the default level {@link LockMode#SHARED shared}, or adds a hold if the calling thread
-     * holds it shared (or exclusively: that lock then also counts this hold). Any number of threads, on any nodes,
-     * may hold a key shared at once; an exclusive holder excludes them all, and they exclude it. Never blocks.
-     * Each shared holder has its own record, lease, fencing token and loss detection, exactly as an exclusive one;
-     * give the hold back with {@link LockResource#close()} ({@link #unlock} gives back exclusive holds only).
-     *
-     * <p><b>No upgrade.</b> A thread that holds the key shared and asks for it exclusively with {@link #lock} is
-     * refused at once with an {@link IllegalStateException}: two threads doing so would each wait for the other's
-     * shared hold forever. Give the shared hold back first.
-     *
-     * @throws AlreadyLockedException        if someone holds the key exclusively
-     * @throws LockManagerException          if the store failed; nothing is held then
-     * @throws IllegalArgumentException      if the key is invalid
-     * @throws IllegalStateException         if this manager is closed
-     */
-    LockResource lockShared(String key) throws LockException;
-
-    /** {@link #lockShared(String)} at the given level. */
-    LockResource lockShared(String key, LockLevel level) throws LockException;
-
-    /**
-     * {@link #lockShared(String, LockLevel)} with a lease of its own, as {@link #lock(String, LockLevel, Duration)}
-     * takes one. A hold added to a lock the thread has (shared or exclusive) keeps that lock's lease.
-     */
-    LockResource lockShared(String key, LockLevel level, Duration lease) throws LockException;
-
-    /**
-     * Takes one of {@code permits} permits of {@code key} at the default level ({@link LockMode#PERMIT}): at most that
-     * many threads, on any nodes, hold the key at once, each with its own record, lease, fencing token, renewal, abort
-     * and loss detection, exactly as an exclusive holder. A thread that holds one of the key's permits and asks again
-     * adds a hold to it, without a store call (a thread holds at most one permit of a key; one that holds the key
-     * exclusively adds a hold to that lock). Never blocks; give the hold back with {@link LockResource#close()}.
-     *
-     * <p>Permits share a key with permits only: a key held exclusively, shared or by a hierarchical lock refuses them,
-     * and they refuse those. Every holder of a key must ask for the same number: a request with another number than
-     * the key's live holders use is refused with an {@link IllegalStateException} naming both (once the last of them
-     * has gone, the key takes any number). A thread that holds the key shared is refused a permit, as an upgrade.
-     *
-     * @param permits from 1 to {@value #MAX_PERMITS}
-     * @throws AlreadyLockedException        if {@code permits} holders hold the key, or a holder in another mode does
-     * @throws IllegalStateException         if the key's holders (or the calling thread's own hold) use another number
-     *                                       of permits, or the calling thread holds the key shared; or this manager
-     *                                       is closed
-     * @throws LockManagerException          if the store failed; nothing is held then
-     * @throws IllegalArgumentException      if the key is invalid or {@code permits} is out of range
-     */
-    LockResource lockPermit(String key, int permits) throws LockException;
-
-    /** {@link #lockPermit(String, int)} at the given level. */
-    LockResource lockPermit(String key, int permits, LockLevel level) throws LockException;
-
-    /** {@link #lockPermit(String, int, LockLevel)} with a lease of its own, as {@link #lock(String, LockLevel, Duration)}. */
-    LockResource lockPermit(String key, int permits, LockLevel level, Duration lease) throws LockException;
-
-    /**
-     * Takes the resource at the end of a hierarchical {@code path} in {@code mode} ({@link LockMode#SHARED} or
-     * {@link LockMode#EXCLUSIVE}) at the default level. The path is split at the manager's path separator
-     * ({@code '/'} unless configured otherwise): {@code "foo/bar/woof"} is the resource {@code woof} below
-     * {@code bar} below {@code foo}. Each ancestor is taken first, top-down, in the {@link LockMode#intention()
-     * intention mode} of {@code mode}, then the resource itself; the returned hold gives back all of them, the
-     * resource first. So an exclusive lock on a path conflicts with every lock on it, on anything below it and
-     * with exclusive locks on its ancestors; a shared lock conflicts with exclusive locks on the path, its
-     * ancestors and anything below it; siblings never conflict. Taking ancestors in one order everywhere means two
-     * hierarchical acquisitions never wait for each other in a cycle. If any step is refused, the steps already
-     * taken are given back before the exception is thrown: nothing is left behind.
-     *
-     * <p>Each step is an ordinary lock on the key made of the path up to it ({@code "foo"}, {@code "foo/bar"}, …):
-     * a plain {@link #lock(String) lock("foo")} conflicts with every hierarchical lock below {@code foo}, while a
-     * plain lock on {@code "foo/bar"} takes no intention on {@code "foo"}. Plain keys are never split.
-     * Re-entry, threads and upgrades follow {@link #lockShared}.
-     *
-     * @throws IllegalArgumentException      if the path has an empty segment, is longer than
-     *                                       {@value #LOCK_KEY_MAX_LENGTH} chars, or {@code mode} is an intention mode
-     * @throws AlreadyLockedException        if a step conflicts with a holder
-     */
-    LockResource lockPath(String path, LockMode mode) throws LockException;
-
-    /** {@link #lockPath(String, LockMode)} at the given level. */
-    LockResource lockPath(String path, LockMode mode, LockLevel level) throws LockException;
-
-    /**
-     * {@link #lockPath(String, LockMode, LockLevel)} with a lease of its own for every step taken, as
-     * {@link #lock(String, LockLevel, Duration)} takes one.
-     */
-    LockResource lockPath(String path, LockMode mode, LockLevel level, Duration lease) throws LockException;
+    LockResource lock(LockSpec spec) throws LockException;
 
     /**
      * Gives back one exclusive hold of the calling thread on {@code key} at the default level; the last one releases
@@ -246,11 +181,11 @@ public interface LockManager extends AutoCloseable {
     int forceRelease(String key, LockLevel level, String requestedBy) throws LockManagerException;
 
     /**
-     * Takes the lock on {@code key} at the default level as {@link #lock(String)} does, waiting up to {@code maxWait}
-     * while another thread or node holds it. A holder on this node wakes the waiter when it lets go (and may hand its
-     * record over, one store call); a holder elsewhere is waited for where the store announces releases, else the
-     * store is asked again after a pause that grows to the manager's wait poll interval. Blocks the calling thread;
-     * the wait shows as one {@link LockEventListener#waited} event.
+     * Takes what {@code spec} says as {@link #lock(LockSpec)} does, waiting up to {@code maxWait} while a conflicting
+     * holder holds it (for a path, whichever key of it refused). A holder on this node wakes the waiter when it lets
+     * go (and may hand its exclusive record over, one store call); a holder elsewhere is waited for where the store
+     * announces releases, else the store is asked again after a pause that grows to the manager's wait poll
+     * interval. Blocks the calling thread; the wait shows as one {@link LockEventListener#waited} event.
      *
      * @param maxWait how long to wait at most: {@link Duration#ZERO} tries once, a duration too long to count in
      *                nanoseconds (such as {@code ChronoUnit.FOREVER.getDuration()}) waits until the lock is taken
@@ -259,90 +194,44 @@ public interface LockManager extends AutoCloseable {
      * @throws InterruptedException     if the calling thread is interrupted before or while it waits; nothing is
      *                                  held then
      * @throws LockManagerException     if the store failed; nothing is held then
-     * @throws IllegalArgumentException if the key is invalid, or {@code maxWait} is null or negative
+     * @throws IllegalArgumentException if {@code spec} is null, or {@code maxWait} is null or negative
+     * @throws IllegalStateException    as {@link #lock(LockSpec)} says, at once
      */
-    LockResource waitForLock(String key, Duration maxWait) throws LockException, InterruptedException;
-
-    /** {@link #waitForLock(String, Duration)} at the given level. */
-    LockResource waitForLock(String key, LockLevel level, Duration maxWait) throws LockException, InterruptedException;
-
-    /** {@link #waitForLock(String, LockLevel, Duration)} with a lease of its own, as {@link #lock(String, LockLevel, Duration)}. */
-    LockResource waitForLock(String key, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException;
-
-    /** {@link #lockShared(String, LockLevel)}, waiting as {@link #waitForLock(String, Duration)} does. */
-    LockResource waitForSharedLock(String key, LockLevel level, Duration maxWait)
-            throws LockException, InterruptedException;
-
-    /** {@link #waitForSharedLock(String, LockLevel, Duration)} with a lease of its own. */
-    LockResource waitForSharedLock(String key, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException;
+    LockResource waitForLock(LockSpec spec, Duration maxWait) throws LockException, InterruptedException;
 
     /**
-     * {@link #lockPermit(String, int, LockLevel)}, waiting as {@link #waitForLock(String, Duration)} does while all
-     * permits are held (or a holder in another mode holds the key). A release of a permit on this node wakes a waiter
-     * here at once; a release elsewhere is found by asking the store again after a pause that grows to the manager's
-     * wait poll interval. A request with another number of permits than the key's holders use is refused at once.
-     */
-    LockResource waitForPermit(String key, int permits, LockLevel level, Duration maxWait)
-            throws LockException, InterruptedException;
-
-    /** {@link #waitForPermit(String, int, LockLevel, Duration)} with a lease of its own. */
-    LockResource waitForPermit(String key, int permits, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException;
-
-    /**
-     * {@link #lockPath(String, LockMode, LockLevel)}, waiting as {@link #waitForLock(String, Duration)} does for
-     * whichever key of the path refused it.
-     */
-    LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration maxWait)
-            throws LockException, InterruptedException;
-
-    /** {@link #waitForPathLock(String, LockMode, LockLevel, Duration)} with a lease of its own. */
-    LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException;
-
-    /**
-     * Takes {@code key} exclusively for a task rather than for the calling thread: the returned {@link TaskLock} may be
-     * used and closed from any thread, and its lock is renewed, aborted, lost and listed as a thread's is (the holder
-     * shows as {@code task:<name>}). One try, no wait: refused while any thread or task holds the key, of this node
-     * included, since a task lock is never re-entered. Blocks the calling thread for one store call; from an event
-     * loop use {@link #lockForTaskAsync}.
+     * Takes what {@code spec} says for a task rather than for the calling thread, in any mode: the returned
+     * {@link TaskLock} may be used and closed from any thread, and its lock is renewed, aborted, lost and listed as a
+     * thread's is (the holder shows as {@code task:<name>}). One try, no wait. A task lock is never re-entered: each
+     * call is a holder of its own, refused while a conflicting holder (a thread or another task, of this node
+     * included) holds the key; two tasks may hold a key shared, or two of its permits. Blocks the calling thread for
+     * the store calls; from an event loop use {@link #lockForTaskAsync}.
      *
-     * @throws AlreadyLockedException   if the key is held
+     * @throws AlreadyLockedException   if a conflicting holder holds the key
      * @throws LockManagerException     if the store failed; nothing is held then
-     * @throws IllegalArgumentException if the key or the options' lease is invalid
-     * @throws IllegalStateException    if the manager is closed
+     * @throws IllegalArgumentException if {@code spec} or {@code task} is null, or the lease is longer than the store
+     *                                  grants
+     * @throws IllegalStateException    if the key's holders use another number of permits, or the manager is closed
      */
-    TaskLock lockForTask(String key, LockLevel level, TaskOptions task) throws LockException;
-
-    /** {@link #lockForTask(String, LockLevel, TaskOptions)} at the default level. */
-    default TaskLock lockForTask(String key, TaskOptions task) throws LockException {
-        return lockForTask(key, getDefaultLevel(), task);
-    }
+    TaskLock lockForTask(LockSpec spec, TaskOptions task) throws LockException;
 
     /**
-     * Takes {@code key} for a task as {@link #lockForTask} does, waiting up to {@code maxWait} without holding a thread
-     * while it waits: the returned stage completes on one of the manager's task threads. A release on this node wakes
-     * the next waiter at once; a holder elsewhere is waited for where the store announces releases, and polled with a
-     * growing pause up to the manager's wait poll interval otherwise. Cancelling the stage
+     * Takes what {@code spec} says for a task as {@link #lockForTask} does, waiting up to {@code maxWait} without
+     * holding a thread while it waits: the returned stage completes on one of the manager's task threads. A release
+     * on this node wakes the next waiter at once; a holder elsewhere is waited for where the store announces
+     * releases, and polled with a growing pause up to the manager's wait poll interval otherwise. Cancelling the stage
      * ({@code toCompletableFuture().cancel(false)}) ends the wait; a lock granted at the same moment is released.
      *
      * <p>The stage fails with {@link AlreadyLockedException} if {@code maxWait} passed first, with
-     * {@link LockManagerException} if the store failed, and with {@link IllegalStateException} if the manager closed
-     * meanwhile. Bad arguments are thrown at once.
+     * {@link LockManagerException} if the store failed, with {@link IllegalStateException} if the manager closed
+     * meanwhile or the key's holders use another number of permits. Bad arguments are thrown at once.
      *
      * @param maxWait how long to wait at most: {@link Duration#ZERO} tries once, a duration too long to count in
      *                nanoseconds waits until the lock is taken
-     * @throws IllegalArgumentException if the key, the options' lease or {@code maxWait} is invalid
+     * @throws IllegalArgumentException if an argument is null, or {@code maxWait} is negative
      * @throws IllegalStateException    if the manager is closed or closing
      */
-    CompletionStage<TaskLock> lockForTaskAsync(String key, LockLevel level, Duration maxWait, TaskOptions task);
-
-    /** {@link #lockForTaskAsync(String, LockLevel, Duration, TaskOptions)} at the default level. */
-    default CompletionStage<TaskLock> lockForTaskAsync(String key, Duration maxWait, TaskOptions task) {
-        return lockForTaskAsync(key, getDefaultLevel(), maxWait, task);
-    }
+    CompletionStage<TaskLock> lockForTaskAsync(LockSpec spec, Duration maxWait, TaskOptions task);
 
     /** The level the methods without a level argument use. */
     LockLevel getDefaultLevel();

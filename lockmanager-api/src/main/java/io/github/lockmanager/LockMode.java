@@ -2,7 +2,7 @@ package io.github.lockmanager;
 
 /**
  * How a holder holds a key. {@link #SHARED} and {@link #EXCLUSIVE} are asked for by callers; the two intention
- * modes are taken by the manager on the ancestors of a hierarchical lock ({@link LockManager#lockPath}), the
+ * modes are taken by the manager on the ancestors of a hierarchical lock ({@link LockSpec#path}), the
  * standard multiple-granularity scheme: a holder below an ancestor announces there what it holds below, so that a
  * lock on the ancestor itself sees it. Two holders of one key may hold it at once exactly when neither mode
  * {@linkplain #conflictsWith conflicts} with the other:
@@ -17,7 +17,7 @@ package io.github.lockmanager;
  * </pre>
  *
  * <p>{@link #PERMIT} holders share a key with each other only, and only up to the number of permits they all ask
- * for ({@link LockManager#lockPermit}): "count" above means a permit is granted while fewer than that many hold the
+ * for ({@link LockSpec#permits}): "count" above means a permit is granted while fewer than that many hold the
  * key and every holder asked for the same number.
  */
 public enum LockMode {
@@ -30,7 +30,7 @@ public enum LockMode {
     /** One holder and nobody else. What {@link LockManager#lock(String)} takes. */
     EXCLUSIVE(3),
     /**
-     * One of at most n holders of the key, all asking for the same n ({@link LockManager#lockPermit}); no holder in
+     * One of at most n holders of the key, all asking for the same n ({@link LockSpec#permits}); no holder in
      * any other mode. Each has its own record, lease and fencing token, as an exclusive holder.
      */
     PERMIT(4);

@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.function.BooleanSupplier;
 
 /**
- * Who owns a {@link TaskLock} and how it is kept: the task's name, an optional lease of its own, an optional "still
+ * Who owns a {@link TaskLock} and how it is kept: the task's name, an optional "still
  * active" check and an optional listener. Immutable; each setting is checked where it is given.
  *
  * <pre>{@code
@@ -25,19 +25,17 @@ public final class TaskOptions {
     };
 
     private final String name;
-    private final Duration lease;
-    private final BooleanSupplier active;
+        private final BooleanSupplier active;
     private final TaskLockListener listener;
 
-    private TaskOptions(String name, Duration lease, BooleanSupplier active, TaskLockListener listener) {
+    private TaskOptions(String name, BooleanSupplier active, TaskLockListener listener) {
         this.name = name;
-        this.lease = lease;
         this.active = active;
         this.listener = listener;
     }
 
     /**
-     * Options for a task called {@code name}, with the manager's lease, no active check and no listener.
+     * Options for a task called {@code name}, no active check and no listener.
      *
      * @throws IllegalArgumentException if {@code name} is null, blank, longer than {@link #MAX_NAME_LENGTH}, or holds a
      *                                  control character or an unpaired surrogate (the rule of every id:
@@ -48,15 +46,7 @@ public final class TaskOptions {
         io.github.lockmanager.spi.LockKey.requireIdText("task name", name);
         Require.argument(name.length() <= MAX_NAME_LENGTH, "task name must be at most %s characters, was %s",
                 MAX_NAME_LENGTH, name.length());
-        return new TaskOptions(name, null, null, NO_LISTENER);
-    }
-
-    /**
-     * A lease of its own for the task's lock, as {@link LockManager#lock(String, LockLevel, Duration)} takes; the
-     * manager checks it when the lock is asked for.
-     */
-    public TaskOptions lease(Duration lease) {
-        return new TaskOptions(name, Require.notNull(lease, "lease"), active, listener);
+        return new TaskOptions(name, null, NO_LISTENER);
     }
 
     /**
@@ -66,21 +56,16 @@ public final class TaskOptions {
      * one that throws counts as active, and the failure is logged.
      */
     public TaskOptions activeWhile(BooleanSupplier active) {
-        return new TaskOptions(name, lease, Require.notNull(active, "active check"), listener);
+        return new TaskOptions(name, Require.notNull(active, "active check"), listener);
     }
 
     /** Who is told of aborts, losses and the release; see {@link TaskLockListener}. */
     public TaskOptions listener(TaskLockListener listener) {
-        return new TaskOptions(name, lease, active, Require.notNull(listener, "task lock listener"));
+        return new TaskOptions(name, active, Require.notNull(listener, "task lock listener"));
     }
 
     public String name() {
         return name;
-    }
-
-    /** The lease given with {@link #lease}, or {@code null} for the manager's. */
-    public Duration lease() {
-        return lease;
     }
 
     /** The active check, or {@code null} if the task is active until its lock is released. */
@@ -94,18 +79,18 @@ public final class TaskOptions {
 
     @Override
     public String toString() {
-        return "TaskOptions[" + name + (lease != null ? ", lease " + lease : "") + (active != null ? ", active check" : "")
+        return "TaskOptions[" + name + (active != null ? ", active check" : "")
                 + (listener != NO_LISTENER ? ", listener" : "") + "]";
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TaskOptions other && name.equals(other.name) && Objects.equals(lease, other.lease)
+        return o instanceof TaskOptions other && name.equals(other.name)
                 && Objects.equals(active, other.active) && listener.equals(other.listener);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, lease, active, listener);
+        return Objects.hash(name, active, listener);
     }
 }

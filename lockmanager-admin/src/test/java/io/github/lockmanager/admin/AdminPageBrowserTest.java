@@ -1,5 +1,6 @@
 package io.github.lockmanager.admin;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.testing.support.InstrumentedStore;
 import io.github.lockmanager.testing.support.ManualTimeSource;
@@ -101,7 +102,7 @@ class AdminPageBrowserTest extends AdminFixture {
         hold(a, "order-1043");
         hold(b, "invoice-2026-0917");
         hold(b, XSS_KEY);
-        hold(() -> a.lockPermit("partner-api", 3));
+        hold(() -> a.lock(LockSpec.permits("partner-api", 3)));
         LockAdmin admin = admin().heldTooLongThreshold(Duration.ofSeconds(2))
                 .timeSource(new ManualTimeSource(Instant.now())).build();
         server = LockAdminServer.builder(admin).port(0).actionsFor("operator", "correct horse").start();

@@ -1,5 +1,6 @@
 package io.github.lockmanager.bench;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.TaskLock;
@@ -78,11 +79,11 @@ final class HeapBench {
         Footprint perWaiter;
         try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("waiters")
                 .waitPollInterval(Duration.ofMinutes(10)).build()) {
-            TaskLock holder = manager.lockForTask("hot", LockLevel.DC, TaskOptions.named("holder"));
+            TaskLock holder = manager.lockForTask(LockSpec.of("hot").at(LockLevel.DC), TaskOptions.named("holder"));
             threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
             List<CompletableFuture<TaskLock>> waiters = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                waiters.add(manager.lockForTaskAsync("hot", LockLevel.DC, Duration.ofMinutes(10),
+                waiters.add(manager.lockForTaskAsync(LockSpec.of("hot").at(LockLevel.DC), Duration.ofMinutes(10),
                         TaskOptions.named("w" + i)).toCompletableFuture());
             }
             // each waiter's first try is refused on a task thread before it parks

@@ -1,5 +1,6 @@
 package io.github.lockmanager.bench;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
@@ -301,7 +302,7 @@ final class StoreBench {
             LockResource held = holder.lock(key);
             AtomicLong got = new AtomicLong();
             Thread waiting = new Thread(() -> {
-                try (LockResource ignored = waiter.waitForLock(key, Duration.ofSeconds(30))) {
+                try (LockResource ignored = waiter.waitForLock(LockSpec.of(key), Duration.ofSeconds(30))) {
                     got.set(System.nanoTime());
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -359,11 +360,11 @@ final class StoreBench {
 
     /** Figure 12: one uncontended lockShared+unlock of a key, against the raw store operations a holder needs. */
     private void sharedCycle() throws Exception {
-        double perCycle = storeCallsPerCycle("shared", manager -> manager.lockShared("report").close());
+        double perCycle = storeCallsPerCycle("shared", manager -> manager.lock(LockSpec.shared("report")).close());
         try (LockManager manager = manager(subject.store(), "shared", client("shared"), Duration.ofMinutes(3))) {
             String rawKey = "shared-" + run;
             String rawOwner = "raw-reader-" + run;
-            long[] nanos = Rounds.alternate(settings, () -> manager.lockShared("report").close(),
+            long[] nanos = Rounds.alternate(settings, () -> manager.lock(LockSpec.shared("report")).close(),
                     () -> subject.rawSharedCycle(rawKey, rawOwner));
             double count = Rounds.measured(settings);
             report.add("12. shared lock+unlock, uncontended", subject.name(), Report.micros(nanos[0] / count),
@@ -382,7 +383,7 @@ final class StoreBench {
     private void sharedReaders() throws Exception {
         try (LockManager manager = manager(subject.store(), "readers", client("readers"), Duration.ofMinutes(3))) {
             Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(), 1,
-                    t -> manager.lockShared("report").close(), t -> manager.lock("w-" + t).close());
+                    t -> manager.lock(LockSpec.shared("report")).close(), t -> manager.lock("w-" + t).close());
             report.add("10. 8 readers on one key", subject.name(), Report.perSecond(rates.ours().perSecond()),
                     Report.perSecond(rates.baseline().perSecond()), rates.ratio(),
                     "lockShared+close of one key by 8 threads; baseline: lock+close of 8 distinct keys (must be >= 0.8)");
@@ -412,11 +413,11 @@ final class StoreBench {
             int cycles = 100;
             long before = counted.totalCalls();
             for (int i = 0; i < cycles; i++) {
-                manager.lockPermit("pool", Throughput.THREADS).close();
+                manager.lock(LockSpec.permits("pool", Throughput.THREADS)).close();
             }
             double perCycle = (double) (counted.totalCalls() - before) / cycles;
             Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(), 1,
-                    t -> manager.lockPermit("pool", Throughput.THREADS).close(), t -> manager.lock("w-" + t).close());
+                    t -> manager.lock(LockSpec.permits("pool", Throughput.THREADS)).close(), t -> manager.lock("w-" + t).close());
             report.add("15. 8 permit holders on one key", storeName, Report.perSecond(rates.ours().perSecond()),
                     Report.perSecond(rates.baseline().perSecond()), rates.ratio(), String.format(Locale.ROOT,
                             "lockPermit(\"pool\", 8)+close by 8 threads (%.1f store calls per cycle); baseline: "
@@ -434,7 +435,7 @@ final class StoreBench {
             for (int i = 0; i < settings.cycles(); i++) {
                 long before = counted.totalCalls();
                 long start = System.nanoTime();
-                manager.lockPath("region/customer/order-" + i, LockMode.EXCLUSIVE).close();
+                manager.lock(LockSpec.path("region/customer/order-" + i, LockMode.EXCLUSIVE)).close();
                 long middle = System.nanoTime();
                 pathCalls += counted.totalCalls() - before;
                 manager.lock("plain-" + i).close();

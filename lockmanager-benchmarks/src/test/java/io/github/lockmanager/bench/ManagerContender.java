@@ -1,5 +1,6 @@
 package io.github.lockmanager.bench;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
@@ -47,7 +48,7 @@ abstract class ManagerContender implements Contender {
     public void lockWaiting(String key, Duration interval) throws Exception {
         // polls up to the manager's wait poll interval, the same interval as the peers', where the store announces no
         // releases
-        held.put(key, manager.waitForLock(key, ChronoUnit.FOREVER.getDuration()));
+        held.put(key, manager.waitForLock(LockSpec.of(key), ChronoUnit.FOREVER.getDuration()));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.github.lockmanager.cli;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
@@ -105,7 +106,7 @@ class LockManagerCliTest {
         LockManager b = node(database, "node-b");
         LockResource job = holderThread.submit(() -> a.lock("nightly-job")).get(30, TimeUnit.SECONDS);
         // on a thread of its own: its node interrupts the holder when the lock is force-released
-        LockResource report = readerThread.submit(() -> b.lockShared("report <1>")).get(30, TimeUnit.SECONDS);
+        LockResource report = readerThread.submit(() -> b.lock(LockSpec.shared("report <1>"))).get(30, TimeUnit.SECONDS);
 
         assertThat(run(database, "list")).isZero();
         assertThat(out.toString()).contains("KEY").contains("nightly-job").contains("node-a").contains("cli-holder")
@@ -114,7 +115,7 @@ class LockManagerCliTest {
         assertThat(out.toString()).contains("\"key\": \"report \\u003c1\\u003e\"").doesNotContain("nightly-job");
         assertThat(run(database, "list", "--prefix", "night")).isZero();
         assertThat(out.toString()).contains("nightly-job").doesNotContain("report");
-        LockResource permit = holderThread.submit(() -> a.lockPermit("partner-api", 3)).get(30, TimeUnit.SECONDS);
+        LockResource permit = holderThread.submit(() -> a.lock(LockSpec.permits("partner-api", 3))).get(30, TimeUnit.SECONDS);
         assertThat(run(database, "list", "--prefix", "partner")).isZero();
         assertThat(out.toString()).contains("partner-api").contains("PERMIT:3");
         assertThat(run(database, "list", "--prefix", "partner", "--format", "json")).isZero();

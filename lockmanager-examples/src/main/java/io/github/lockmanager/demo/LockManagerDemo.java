@@ -1,5 +1,6 @@
 package io.github.lockmanager.demo;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockException;
@@ -86,7 +87,7 @@ public final class LockManagerDemo {
         holder.start();
         held.await();
         long start = System.nanoTime();
-        try (LockResource lock = beta.waitForLock("invoice-7", Duration.ofSeconds(5))) {
+        try (LockResource lock = beta.waitForLock(LockSpec.of("invoice-7"), Duration.ofSeconds(5))) {
             say("node-beta waited %d ms for 'invoice-7' and holds it now, fencing token %d (higher than node-alpha's)",
                     millisSince(start), lock.getFencingToken());
         }
@@ -123,12 +124,12 @@ public final class LockManagerDemo {
 
     private static void permits(LockManager alpha, LockManager beta) throws Exception {
         section("4. Permits: at most 2 holders of 'partner-api' across the nodes");
-        try (LockResource first = alpha.lockPermit("partner-api", 2);
-             LockResource second = beta.lockPermit("partner-api", 2)) {
+        try (LockResource first = alpha.lock(LockSpec.permits("partner-api", 2));
+             LockResource second = beta.lock(LockSpec.permits("partner-api", 2))) {
             say("node-alpha and node-beta each hold a permit, tokens %d and %d", first.getFencingToken(),
                     second.getFencingToken());
             CompletableFuture<String> third = CompletableFuture.supplyAsync(() -> {
-                try (LockResource ignored = beta.lockPermit("partner-api", 2)) {
+                try (LockResource ignored = beta.lock(LockSpec.permits("partner-api", 2))) {
                     return "a third holder got in";
                 } catch (AlreadyLockedException e) {
                     return "a third holder is refused: " + e.getMessage();
@@ -143,12 +144,12 @@ public final class LockManagerDemo {
 
     private static void taskLock(LockManager alpha, LockManager beta) throws Exception {
         section("5. A task lock: taken by one thread, its wait holds no thread, released by another thread");
-        CompletableFuture<TaskLock> export = alpha.lockForTaskAsync("export-42", Duration.ofSeconds(5),
+        CompletableFuture<TaskLock> export = alpha.lockForTaskAsync(LockSpec.of("export-42"), Duration.ofSeconds(5),
                 TaskOptions.named("export-42")).toCompletableFuture();
         TaskLock lock = export.get(10, TimeUnit.SECONDS);
         say("node-alpha's task holds 'export-42' as %s, token %d", lock.getLock().getHolderThreadName(),
                 lock.getFencingToken());
-        CompletableFuture<TaskLock> waiting = beta.lockForTaskAsync("export-42", Duration.ofSeconds(5),
+        CompletableFuture<TaskLock> waiting = beta.lockForTaskAsync(LockSpec.of("export-42"), Duration.ofSeconds(5),
                 TaskOptions.named("export-again")).toCompletableFuture();
         say("node-beta's task waits for it without a thread (done: %s)", waiting.isDone());
         Thread finisher = new Thread(lock::close, "alpha-finisher");
@@ -186,7 +187,7 @@ public final class LockManagerDemo {
         } catch (AlreadyLockedException e) {
             say("node-alpha right after the crash: refused, the lease is still running");
         }
-        try (LockResource taken = alpha.waitForLock("schema-migration", Duration.ofSeconds(10))) {
+        try (LockResource taken = alpha.waitForLock(LockSpec.of("schema-migration"), Duration.ofSeconds(10))) {
             say("node-alpha took 'schema-migration' %d ms after the crash, fencing token %d > %d",
                     millisSince(crashed), taken.getFencingToken(), migration[0].getFencingToken());
             printLocks(alpha);

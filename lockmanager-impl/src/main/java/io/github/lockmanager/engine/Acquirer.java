@@ -7,7 +7,6 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.AcquireResult;
@@ -24,10 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Takes a key that the calling thread does not hold yet, or re-enters one it holds (also while the manager closes,
- * as work that unwinds may; anything else is refused from then on): from the local table when a thread of this
- * node has it (a refusal, or a stale entry cleaned up), else from the store. Every way out of here leaves the table right:
- * a granted acquisition in it, anything else out of it and its record released.
+ * Takes a key for an {@link Owner}, a thread or a task, that does not hold it yet, or re-enters one a thread holds
+ * (also while the manager closes, as work that unwinds may; anything else is refused from then on): from the local
+ * table when an owner of this node has it (a refusal, or a stale entry cleaned up), else from the store. Every way
+ * out of here leaves the table right: a granted acquisition in it, anything else out of it and its record released.
  */
 final class Acquirer {
     private static final Logger log = LoggerFactory.getLogger(Acquirer.class);
@@ -35,8 +34,6 @@ final class Acquirer {
     private final String nodeId;
     private final LockStore store;
     private final TimeSource time;
-    /** See {@link LockStore#isInMemory()}: an answer that is not worth timing. */
-    private final boolean inMemoryStore;
     private final AcquisitionTable table;
     private final KeyScope keys;
     private final Lifecycle lifecycle;
@@ -54,7 +51,6 @@ final class Acquirer {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
-        this.inMemoryStore = store.isInMemory();
         this.table = table;
         this.keys = keys;
         this.lifecycle = lifecycle;
@@ -69,48 +65,34 @@ final class Acquirer {
     }
 
     /**
-     * Takes {@code key} exclusively for {@code me}, who does not hold it exclusively yet, with {@code leases}' lease;
-     * a re-entry keeps the lease of the acquisition it joins.
+     * Takes {@code key} exclusively for the calling thread, which does not hold it exclusively yet, with
+     * {@code leases}' lease: the path of {@code lock(key)}, with nothing to allocate for its owner.
      */
-    LockResource acquire(String key, LockLevel level, Thread me, LeasePolicy leases) throws LockException {
-        try {
-            return takeExclusive(key, level, me, leases);
-        } catch (AlreadyLockedException e) {
-            events.refused(key, level, LockMode.EXCLUSIVE);
-            throw e;
-        }
+    LockResource acquire(String key, LockLevel level, LeasePolicy leases) throws LockException {
+        return acquire(key, level, LockMode.EXCLUSIVE, 0, ThreadOwner.CALLING, leases);
     }
 
     /**
-     * Takes {@code key} in a non-exclusive {@code mode} for {@code me}: a re-entry when {@code me} holds it in a
-     * mode that covers {@code mode} (exclusively included), else a holder of its own in the store.
+     * Takes {@code key} in {@code mode} for {@code owner}: a new hold on the owner's own acquisition that covers
+     * {@code mode} (exclusively included; a thread's only, a task never re-enters), else a holder of its own in the
+     * store. {@code permits} go with {@link LockMode#PERMIT} and are 0 otherwise.
+     *
+     * @throws AlreadyLockedException if a holder in a conflicting mode has the key (or all its permits are held)
+     * @throws IllegalStateException  if {@code owner} would upgrade a hold of its own, or the key's holders (or the
+     *                                owner's own permit) use another number of permits
      */
-    LockResource acquire(String key, LockLevel level, LockMode mode, Thread me, LeasePolicy leases)
+    LockResource acquire(String key, LockLevel level, LockMode mode, int permits, Owner owner, LeasePolicy leases)
             throws LockException {
+        if (mode == LockMode.PERMIT) {
+            Acquisition own = table.get(level, key, owner.id(), LockMode.PERMIT);
+            if (own != null && !own.isGone() && own.permits() != permits) {
+                throw permitsDiffer(key, level, permits, own.permits(), owner + " itself");
+            }
+        }
         try {
-            return takeInMode(key, level, mode, 0, me, leases);
+            return take(key, level, mode, permits, owner, leases);
         } catch (AlreadyLockedException e) {
             events.refused(key, level, mode);
-            throw e;
-        }
-    }
-
-    /**
-     * Takes one of {@code permits} permits of {@code key} for {@code me}: a re-entry when {@code me} holds one of them
-     * (or the key exclusively), else a holder of its own in the store.
-     *
-     * @throws IllegalStateException if {@code me}'s own permit of the key, or the key's holders, use another number
-     */
-    LockResource acquirePermit(String key, LockLevel level, int permits, Thread me, LeasePolicy leases)
-            throws LockException {
-        Acquisition own = table.get(level, key, me, LockMode.PERMIT);
-        if (own != null && !own.isGone() && own.permits() != permits) {
-            throw permitsDiffer(key, level, permits, own.permits(), "thread '" + me.getName() + "' itself");
-        }
-        try {
-            return takeInMode(key, level, LockMode.PERMIT, permits, me, leases);
-        } catch (AlreadyLockedException e) {
-            events.refused(key, level, LockMode.PERMIT);
             throw e;
         }
     }
@@ -121,82 +103,37 @@ final class Acquirer {
                 + "number of permits");
     }
 
-    /**
-     * Takes {@code key} exclusively for a task, with {@code leases}' lease: never a re-entry, since a task lock has no
-     * thread to count holds for; refused while any thread or task of this node holds the key.
-     */
-    TaskHold acquireForTask(String key, LockLevel level, TaskOptions task, LeasePolicy leases, AsyncWaits tasks)
-            throws LockException {
-        try {
-            return (TaskHold) takeExclusive(key, level, null, task, leases, tasks);
-        } catch (AlreadyLockedException e) {
-            events.refused(key, level, LockMode.EXCLUSIVE);
-            throw e;
-        }
-    }
-
-    private LockResource takeExclusive(String key, LockLevel level, Thread me, LeasePolicy leases)
-            throws LockException {
-        return takeExclusive(key, level, me, null, leases, null);
-    }
-
-    /** For a thread {@code me}, or for a {@code task} (then {@code me} is {@code null}). */
-    private LockResource takeExclusive(String key, LockLevel level, Thread me, TaskOptions task, LeasePolicy leases,
-                                       AsyncWaits tasks) throws LockException {
+    private LockResource take(String key, LockLevel level, LockMode mode, int permits, Owner owner,
+                              LeasePolicy leases) throws LockException {
+        boolean exclusive = mode == LockMode.EXCLUSIVE;
         boolean leftoverReleased = false;
         while (true) {
             Acquisition existing = table.get(level, key);
             if (existing != null) {
-                LockResource reentry = reenterOrClear(existing, me);
+                // held exclusively: the owner's own lock covers the new hold in any mode; anyone else's refuses it
+                LockResource reentry = reenterOrClear(existing, owner);
                 if (reentry != null) {
                     return reentry;
                 }
                 continue;
             }
+            if (!exclusive) {
+                Acquisition own = ownCovering(key, level, mode, owner);
+                if (own != null) {
+                    if (own.addHold()) {
+                        return new HoldResource(releaser, own, false);
+                    }
+                    // our own hold of it is being released right now: as for an exclusive lock, a refusal
+                    throw new AlreadyLockedException(key, nodeId, own.holderName(), true);
+                }
+            }
             lifecycle.requireOpen();
-            if (me != null && table.hasNonExclusive()) {
-                refuseUpgrade(key, level, LockMode.EXCLUSIVE, me);
+            if (!exclusive || table.hasNonExclusive()) {
+                refuseUpgrade(key, level, mode, owner);
             }
             // a key already in the table passed this when it was first locked
             LockKey.requireName(key);
-            Acquisition mine = me != null ? new Acquisition(handle(key, level), me, leases)
-                    : new TaskAcquisition(handle(key, level), task, leases, nodeId);
-            if (table.putIfAbsent(mine) != null) {
-                continue;
-            }
-            if (granted(mine, leftoverReleased)) {
-                return me != null ? new HoldResource(releaser, mine, true)
-                        : new TaskHold(releaser, (TaskAcquisition) mine, tasks);
-            }
-            leftoverReleased = true;
-        }
-    }
-
-    private LockResource takeInMode(String key, LockLevel level, LockMode mode, int permits, Thread me,
-                                    LeasePolicy leases) throws LockException {
-        boolean leftoverReleased = false;
-        while (true) {
-            Acquisition exclusive = table.get(level, key);
-            if (exclusive != null) {
-                // held exclusively by this thread: that lock covers the new hold
-                LockResource reentry = reenterOrClear(exclusive, me);
-                if (reentry != null) {
-                    return reentry;
-                }
-                continue;
-            }
-            Acquisition own = ownCovering(key, level, mode, me);
-            if (own != null) {
-                if (own.addHold()) {
-                    return new HoldResource(releaser, own, false);
-                }
-                // our own hold of it is being released right now: as for an exclusive lock, a refusal
-                throw new AlreadyLockedException(key, nodeId, own.holderName(), true);
-            }
-            lifecycle.requireOpen();
-            refuseUpgrade(key, level, mode, me);
-            LockKey.requireName(key);
-            Acquisition mine = new ModeAcquisition(handle(key, level), me, mode, permits, leases);
+            Acquisition mine = owner.acquisition(handle(key, level), mode, permits, leases);
             if (table.putIfAbsent(mine) != null) {
                 continue;
             }
@@ -212,13 +149,12 @@ final class Acquirer {
     }
 
     /**
-     * Answers for the exclusive entry of a key in the table: a new hold on it when it is {@code me}'s, {@code null}
+     * Answers for the exclusive entry of a key in the table: a new hold on it when it is {@code owner}'s, {@code null}
      * after cleaning it up when it no longer stands in the way (gone, or its holder thread died or task ended), else
      * a refusal naming its holder, without a store call.
      */
-    private LockResource reenterOrClear(Acquisition existing, Thread me) throws AlreadyLockedException {
-        // a task (me null) never re-enters; and isHeldBy(null) would be true of any task's acquisition
-        boolean mine = me != null && existing.isHeldBy(me);
+    private LockResource reenterOrClear(Acquisition existing, Owner owner) throws AlreadyLockedException {
+        boolean mine = owner.holds(existing);
         if (mine && existing.addHold()) {
             return new HoldResource(releaser, existing, false);
         }
@@ -234,11 +170,11 @@ final class Acquirer {
         throw new AlreadyLockedException(existing.key().name(), nodeId, existing.holderName(), true);
     }
 
-    /** {@code me}'s live non-exclusive acquisition of the key whose mode covers {@code mode}, if any. */
-    private Acquisition ownCovering(String key, LockLevel level, LockMode mode, Thread me) {
+    /** {@code owner}'s live non-exclusive acquisition of the key whose mode covers {@code mode}, if any. */
+    private Acquisition ownCovering(String key, LockLevel level, LockMode mode, Owner owner) {
         for (LockMode held : ModeAcquisition.MODES) {
             if (held.covers(mode)) {
-                Acquisition own = table.get(level, key, me, held);
+                Acquisition own = table.get(level, key, owner.id(), held);
                 if (own != null && !own.isGone()) {
                     return own;
                 }
@@ -248,20 +184,20 @@ final class Acquirer {
     }
 
     /**
-     * Refuses what would turn a hold of {@code me} into a stronger one that conflicts with it (shared into
-     * exclusive, for one): the store would refuse it against {@code me}'s own holder, and two threads that each
-     * waited for such an upgrade would wait for each other forever.
+     * Refuses what would turn a hold of {@code owner} into a stronger one that conflicts with it (shared into
+     * exclusive, for one): the store would refuse it against the owner's own holder, and two threads that each
+     * waited for such an upgrade would wait for each other forever. A task holds nothing before it asks.
      */
-    private void refuseUpgrade(String key, LockLevel level, LockMode mode, Thread me) {
+    private void refuseUpgrade(String key, LockLevel level, LockMode mode, Owner owner) {
         for (LockMode held : ModeAcquisition.MODES) {
             if (!held.conflictsWith(mode)) {
                 continue;
             }
-            Acquisition own = table.get(level, key, me, held);
+            Acquisition own = table.get(level, key, owner.id(), held);
             if (own != null && own.isHeld()) {
-                throw new IllegalStateException("thread '" + me.getName() + "' holds lock '" + key + "' (" + level
-                        + ") " + held + " and asked for it " + mode + ": a lock is never upgraded, since two threads "
-                        + "upgrading at once would wait for each other forever. Give back the " + held + " hold first");
+                throw new IllegalStateException(owner + " holds lock '" + key + "' (" + level + ") " + held
+                        + " and asked for it " + mode + ": a lock is never upgraded, since two threads upgrading at "
+                        + "once would wait for each other forever. Give back the " + held + " hold first");
             }
         }
     }
@@ -356,7 +292,7 @@ final class Acquirer {
         if (parked != null) {
             handOffs.handedOver(handle, parked);
         }
-        long tookNanos = inMemoryStore ? 0 : time.nanoTime() - sentAt;
+        long tookNanos = calls.tookSince(sentAt);
         if (leases.tooLateToUse(tookNanos)) {
             // the watchdog would declare it lost at once: the holder could not do any work under it. Released
             // before it leaves the table, so that a waiter of this node that wakes finds the key free in the store

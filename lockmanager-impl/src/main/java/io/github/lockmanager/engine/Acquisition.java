@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
 
 /**
- * One acquisition of one key by one thread of this node, from the store call that asks for it to the moment
+ * One acquisition of one key by one owner of this node (a thread; a task's is a {@link TaskAcquisition}), from the store call that asks for it to the moment
  * it ends and then is gone (its record released in the store, or known not to be ours, and the entry out of the
  * local table: {@link AcquisitionTable#retire}). Between the two, threads of this node still see the key as held
  * here, so a local waiter wakes only when the store will let it in. The local table maps each key to at most one.
@@ -75,7 +75,7 @@ class Acquisition extends WeakReference<Thread> {
     /** Engine time until which the store's lease is known to last. */
     private volatile long confirmedUntilNanos;
 
-    /** An exclusive acquisition; {@link ModeAcquisition} is one in another mode. */
+    /** An exclusive acquisition of {@code holder}; {@link ModeAcquisition} is one in another mode. */
     Acquisition(LockHandle handle, Thread holder, LeasePolicy leases) {
         this(handle, holder, holder.getName(), leases);
     }
@@ -108,6 +108,11 @@ class Acquisition extends WeakReference<Thread> {
 
     LockMode mode() {
         return LockMode.EXCLUSIVE;
+    }
+
+    /** Where the table keeps it among the non-exclusive holds of its key; {@code null} for an exclusive one. */
+    Place place() {
+        return null;
     }
 
     /** For a {@link LockMode#PERMIT} acquisition, how many permits the key was asked for; else 0. */

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * This node's acquisitions. Exclusive ones, at most one per key, sit in one map per level keyed by the caller's
  * key: farm and client are fixed per manager, so a lookup needs no composite key object (a re-entry allocates
  * nothing and hashes a string whose hash is cached), and a held lock costs no key object of its own here. The
- * other modes, which many threads may hold on one key, sit in a second map keyed by key, thread and mode.
+ * other modes, which many threads may hold on one key, sit in a second map keyed by key, owner and mode.
  */
 final class AcquisitionTable {
     /**
@@ -30,7 +30,7 @@ final class AcquisitionTable {
      * exclusive lockers of distinct keys, at 0.94 with this, in alternated runs). Its table, 4 KiB, is made at the
      * first non-exclusive hold.
      */
-    private final ConcurrentHashMap<ModeAcquisition.Place, Acquisition> byMode = new ConcurrentHashMap<>(512);
+    private final ConcurrentHashMap<Place, Acquisition> byMode = new ConcurrentHashMap<>(512);
     /**
      * The acquisitions lent to guarded work, with how many guards each has open: a map beside the table rather than a
      * field of each acquisition, since few locks are ever guarded and every held lock would pay for the field.
@@ -58,7 +58,12 @@ final class AcquisitionTable {
 
     /** The acquisition of a key by {@code thread} in a non-exclusive {@code mode}. */
     Acquisition get(LockLevel level, String name, Thread thread, LockMode mode) {
-        return byMode.isEmpty() ? null : byMode.get(new ModeAcquisition.Place(level, name, thread.getId(), mode));
+        return get(level, name, thread.getId(), mode);
+    }
+
+    /** The acquisition of a key by the owner of {@code ownerId} ({@link Owner#id()}) in a non-exclusive {@code mode}. */
+    Acquisition get(LockLevel level, String name, long ownerId, LockMode mode) {
+        return byMode.isEmpty() ? null : byMode.get(new Place(level, name, ownerId, mode));
     }
 
     /** Whether any non-exclusive acquisition is here: lets the exclusive path skip looking for them. */
@@ -68,16 +73,18 @@ final class AcquisitionTable {
 
     /** Adds {@code acquisition} under its place unless one is there; the one already there, else {@code null}. */
     Acquisition putIfAbsent(Acquisition acquisition) {
-        if (acquisition instanceof ModeAcquisition inMode) {
-            return byMode.putIfAbsent(inMode.place(), acquisition);
+        Place place = acquisition.place();
+        if (place != null) {
+            return byMode.putIfAbsent(place, acquisition);
         }
         return exclusive(acquisition.key().level()).putIfAbsent(acquisition.key().name(), acquisition);
     }
 
     /** Removes {@code acquisition} if it is still the entry of its place. */
     void remove(Acquisition acquisition) {
-        if (acquisition instanceof ModeAcquisition inMode) {
-            byMode.remove(inMode.place(), acquisition);
+        Place place = acquisition.place();
+        if (place != null) {
+            byMode.remove(place, acquisition);
             return;
         }
         exclusive(acquisition.key().level()).remove(acquisition.key().name(), acquisition);

@@ -71,11 +71,11 @@ final class AsyncWaits {
     }
 
     /**
-     * Starts a wait for {@code key} through {@code attempt}, of at most {@code budgetNanos}; the first try runs on a
-     * task thread.
+     * Starts a wait for {@code key} in {@code mode} through {@code attempt}, of at most {@code budgetNanos}; the first
+     * try runs on a task thread.
      */
-    CompletableFuture<TaskLock> start(Attempt attempt, LockKey key, long budgetNanos) {
-        Waiter waiter = new Waiter(attempt, key, budgetNanos);
+    CompletableFuture<TaskLock> start(Attempt attempt, LockKey key, LockMode mode, long budgetNanos) {
+        Waiter waiter = new Waiter(attempt, key, mode, budgetNanos);
         waiting.add(waiter);
         waiter.future.whenComplete((lock, failure) -> waiter.ended());
         waiter.wake();
@@ -162,6 +162,9 @@ final class AsyncWaits {
         final CompletableFuture<TaskLock> future = new CompletableFuture<>();
         private final Attempt attempt;
         private final LockKey key;
+        private final LockMode mode;
+        /** The key that refused the last try: {@link #key}, or for a path one of its ancestors. */
+        private volatile LockKey refusedKey;
         private final long startNanos = System.nanoTime();
         private final long budgetNanos;
         private final AtomicInteger state = new AtomicInteger(IDLE);
@@ -178,9 +181,11 @@ final class AsyncWaits {
          */
         private Refusal refused;
 
-        Waiter(Attempt attempt, LockKey key, long budgetNanos) {
+        Waiter(Attempt attempt, LockKey key, LockMode mode, long budgetNanos) {
             this.attempt = attempt;
             this.key = key;
+            this.mode = mode;
+            this.refusedKey = key;
             this.budgetNanos = budgetNanos;
         }
 
@@ -200,6 +205,9 @@ final class AsyncWaits {
             boolean woken = wokenByRelease;
             wokenByRelease = false;
             stopWatching();
+            // a timer woke it while parked for a holder here, or a release did: either way out of the queue, so a
+            // waiter is in one queue at most, once, whichever key refuses it next
+            unpark();
             if (future.isDone()) {
                 passOn(woken);
                 return;
@@ -220,6 +228,7 @@ final class AsyncWaits {
                             : new AlreadyLockedException(held, Duration.ofNanos(waited)));
                     return;
                 }
+                refusedKey = held.getKey().equals(key.name()) ? key : key.withName(held.getKey());
                 state.set(IDLE);
                 park(held.isHeldOnThisNode(), remaining);
             } catch (LockManagerException e) {
@@ -248,20 +257,20 @@ final class AsyncWaits {
         /** A release woke this waiter, which ended without trying: the next one is woken instead. */
         private void passOn(boolean woken) {
             if (woken) {
-                keyGone(key);
+                keyGone(refusedKey);
             }
         }
 
         private void park(boolean heldHere, long remainingNanos) {
             long pause;
             if (heldHere) {
-                parked.compute(key, (k, queue) -> {
+                parked.compute(refusedKey, (k, queue) -> {
                     ArrayDeque<Waiter> q = queue != null ? queue : new ArrayDeque<>();
                     q.add(this);
                     return q;
                 });
                 pause = pollNanos * LOCAL_SAFETY_INTERVALS;
-                if (table.all(key.level(), key.name()).stream().allMatch(Acquisition::isGone)) {
+                if (table.all(refusedKey.level(), refusedKey.name()).stream().allMatch(Acquisition::isGone)) {
                     // the holder left between the refusal and the parking: no release will wake this one
                     wake();
                     return;
@@ -287,10 +296,10 @@ final class AsyncWaits {
         /** Asks the store to announce the key's release, where it can. */
         private void watch() {
             try {
-                unwatch = store.watchRelease(key, this::wake);
+                unwatch = store.watchRelease(refusedKey, this::wake);
             } catch (LockManagerException | RuntimeException e) {
                 log.debug("Node '{}' could not watch for a release of lock '{}' in store {}, so its task waiter polls: "
-                        + "{}", nodeId, key.name(), store, e.toString());
+                        + "{}", nodeId, refusedKey.name(), store, e.toString());
             }
         }
 
@@ -307,19 +316,25 @@ final class AsyncWaits {
             }
         }
 
+        private void unpark() {
+            if (!parked.isEmpty()) {
+                parked.computeIfPresent(refusedKey, (k, queue) -> {
+                    queue.remove(this);
+                    return queue.isEmpty() ? null : queue;
+                });
+            }
+        }
+
         /** The wait is over, however it ended: nothing of it is left behind. */
         void ended() {
             waiting.remove(this);
             stopWatching();
-            parked.computeIfPresent(key, (k, queue) -> {
-                queue.remove(this);
-                return queue.isEmpty() ? null : queue;
-            });
+            unpark();
             WaitResult result = future.isCancelled() ? WaitResult.INTERRUPTED
                     : !future.isCompletedExceptionally() ? WaitResult.ACQUIRED
                     : future.handle((l, e) -> e instanceof AlreadyLockedException).join() ? WaitResult.TIMED_OUT
                     : WaitResult.FAILED;
-            events.waited(key.name(), key.level(), LockMode.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - startNanos),
+            events.waited(key.name(), key.level(), mode, Duration.ofNanos(System.nanoTime() - startNanos),
                     result);
         }
     }

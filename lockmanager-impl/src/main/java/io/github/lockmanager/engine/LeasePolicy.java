@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.internal.Require;
 
 import java.time.Duration;
@@ -12,9 +13,9 @@ import java.time.Duration;
  */
 final class LeasePolicy {
     /** The shortest lease accepted: renewal and loss detection need tens of milliseconds to work in. */
-    static final Duration SHORTEST = Duration.ofMillis(100);
+    static final Duration SHORTEST = LockSpec.SHORTEST_LEASE;
     /** The longest lease, and the longest of every interval a manager is configured with. */
-    static final Duration LONGEST = Duration.ofDays(1);
+    static final Duration LONGEST = LockSpec.LONGEST_LEASE;
 
     private final Duration lease;
     private final Duration renewalInterval;
@@ -56,12 +57,7 @@ final class LeasePolicy {
      * @throws IllegalArgumentException naming what is wrong
      */
     static Duration checkLease(Duration lease) {
-        Require.notNull(lease, "lease");
-        Require.argument(!lease.isZero() && !lease.isNegative(), "lease must be positive, was %s", lease);
-        Require.argument(lease.compareTo(SHORTEST) >= 0, "lease must be at least %dms, was %s", SHORTEST.toMillis(),
-                lease);
-        Require.argument(lease.compareTo(LONGEST) <= 0, "lease must be at most %s, was %s", LONGEST, lease);
-        return lease;
+        return LockSpec.checkLease(lease);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.TaskLock;
 import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.internal.Require;
@@ -66,7 +67,7 @@ final class LockEngine implements LockManager {
         this.store = settings.store();
         this.keys = new KeyScope(settings);
         this.lifecycle = new Lifecycle(settings.nodeId());
-        this.calls = new StoreCalls(store, settings.timeSource());
+        this.calls = StoreCalls.of(store, settings.timeSource());
         this.events = new Events(settings);
         NamedThreadFactory keeperThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper");
         ScheduledExecutorService keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
@@ -122,83 +123,24 @@ final class LockEngine implements LockManager {
      * instead.
      */
     private LockResource acquireNew(String key, LockLevel level) throws LockException {
-        return acquirer.acquire(key, level, Thread.currentThread(), settings.leases());
+        return acquirer.acquire(key, level, settings.leases());
     }
 
     @Override
-    public LockResource lock(String key, LockLevel level, Duration lease) throws LockException {
-        requireArguments(key, level);
-        LeasePolicy leases = callLeases.of(lease);
-        return acquirer.acquire(key, level, Thread.currentThread(), leases);
+    public LockResource lock(LockSpec spec) throws LockException {
+        return take(spec, ThreadOwner.CALLING);
     }
 
-    @Override
-    public LockResource lockShared(String key) throws LockException {
-        return lockShared(key, settings.defaultLevel());
-    }
-
-    @Override
-    public LockResource lockShared(String key, LockLevel level) throws LockException {
-        return lockShared(key, level, settings.leases());
-    }
-
-    @Override
-    public LockResource lockShared(String key, LockLevel level, Duration lease) throws LockException {
-        return lockShared(key, level, callLeases.of(lease));
-    }
-
-    private LockResource lockShared(String key, LockLevel level, LeasePolicy leases) throws LockException {
-        requireArguments(key, level);
-        return acquirer.acquire(key, level, LockMode.SHARED, Thread.currentThread(), leases);
-    }
-
-    @Override
-    public LockResource lockPermit(String key, int permits) throws LockException {
-        return lockPermit(key, permits, settings.defaultLevel());
-    }
-
-    @Override
-    public LockResource lockPermit(String key, int permits, LockLevel level) throws LockException {
-        return lockPermit(key, permits, level, settings.leases());
-    }
-
-    @Override
-    public LockResource lockPermit(String key, int permits, LockLevel level, Duration lease) throws LockException {
-        return lockPermit(key, permits, level, callLeases.of(lease));
-    }
-
-    private LockResource lockPermit(String key, int permits, LockLevel level, LeasePolicy leases)
-            throws LockException {
-        requireArguments(key, level);
-        Require.permits(LockMode.PERMIT, permits, "lock '" + key + "'");
-        return acquirer.acquirePermit(key, level, permits, Thread.currentThread(), leases);
-    }
-
-    @Override
-    public LockResource lockPath(String path, LockMode mode) throws LockException {
-        return lockPath(path, mode, settings.defaultLevel());
-    }
-
-    @Override
-    public LockResource lockPath(String path, LockMode mode, LockLevel level) throws LockException {
-        return lockPath(path, mode, level, settings.leases());
-    }
-
-    @Override
-    public LockResource lockPath(String path, LockMode mode, LockLevel level, Duration lease) throws LockException {
-        return lockPath(path, mode, level, callLeases.of(lease));
-    }
-
-    private LockResource lockPath(String path, LockMode mode, LockLevel level, LeasePolicy leases)
-            throws LockException {
-        requireValidArguments(path, level);
-        Require.notNull(mode, "lock mode");
-        Require.argument(!mode.isIntention(), "lockPath takes SHARED or EXCLUSIVE; %s is what the manager takes on "
-                + "the ancestors", mode);
-        Require.argument(mode != LockMode.PERMIT, "lockPath takes SHARED or EXCLUSIVE; permits are taken with "
-                + "lockPermit, on plain keys");
-        return PathResource.take(acquirer, LockPaths.prefixes(path, settings.pathSeparator()), mode, level,
-                Thread.currentThread(), leases);
+    /** Takes what {@code spec} says for {@code owner}: a key in its mode, or each step of a path. */
+    private LockResource take(LockSpec spec, Owner owner) throws LockException {
+        Require.notNull(spec, "lock spec");
+        LockLevel level = levelOf(spec);
+        LeasePolicy leases = spec.lease() != null ? callLeases.of(spec.lease()) : settings.leases();
+        if (spec.isPath()) {
+            return PathResource.take(acquirer, LockPaths.prefixes(spec.key(), settings.pathSeparator()), spec.mode(),
+                    level, owner, leases);
+        }
+        return acquirer.acquire(spec.key(), level, spec.mode(), spec.permits(), owner, leases);
     }
 
     @Override
@@ -341,96 +283,36 @@ final class LockEngine implements LockManager {
     }
 
     @Override
-    public LockResource waitForLock(String key, Duration maxWait) throws LockException, InterruptedException {
-        return waitForLock(key, settings.defaultLevel(), maxWait);
+    public LockResource waitForLock(LockSpec spec, Duration maxWait) throws LockException, InterruptedException {
+        Require.notNull(spec, "lock spec");
+        return waits.await(() -> take(spec, ThreadOwner.CALLING), spec.key(), levelOf(spec), spec.mode(), maxWait);
     }
 
     @Override
-    public LockResource waitForLock(String key, LockLevel level, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waits.await(() -> lock(key, level), key, level, LockMode.EXCLUSIVE, maxWait);
-    }
-
-    @Override
-    public LockResource waitForLock(String key, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException {
-        LeasePolicy leases = callLeases.of(lease);
-        requireArguments(key, level);
-        return waits.await(() -> acquirer.acquire(key, level, Thread.currentThread(), leases), key, level,
-                LockMode.EXCLUSIVE, maxWait);
-    }
-
-    @Override
-    public LockResource waitForSharedLock(String key, LockLevel level, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waitForShared(key, level, settings.leases(), maxWait);
-    }
-
-    @Override
-    public LockResource waitForSharedLock(String key, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waitForShared(key, level, callLeases.of(lease), maxWait);
-    }
-
-    private LockResource waitForShared(String key, LockLevel level, LeasePolicy leases, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waits.await(() -> lockShared(key, level, leases), key, level, LockMode.SHARED, maxWait);
-    }
-
-    @Override
-    public LockResource waitForPermit(String key, int permits, LockLevel level, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waitForPermit(key, permits, level, settings.leases(), maxWait);
-    }
-
-    @Override
-    public LockResource waitForPermit(String key, int permits, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waitForPermit(key, permits, level, callLeases.of(lease), maxWait);
-    }
-
-    private LockResource waitForPermit(String key, int permits, LockLevel level, LeasePolicy leases,
-                                       Duration maxWait) throws LockException, InterruptedException {
-        return waits.await(() -> lockPermit(key, permits, level, leases), key, level, LockMode.PERMIT, maxWait);
-    }
-
-    @Override
-    public LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waitForPath(path, mode, level, settings.leases(), maxWait);
-    }
-
-    @Override
-    public LockResource waitForPathLock(String path, LockMode mode, LockLevel level, Duration lease, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waitForPath(path, mode, level, callLeases.of(lease), maxWait);
-    }
-
-    private LockResource waitForPath(String path, LockMode mode, LockLevel level, LeasePolicy leases, Duration maxWait)
-            throws LockException, InterruptedException {
-        return waits.await(() -> lockPath(path, mode, level, leases), path, level, mode, maxWait);
-    }
-
-    @Override
-    public TaskLock lockForTask(String key, LockLevel level, TaskOptions task) throws LockException {
-        requireArguments(key, level);
+    public TaskLock lockForTask(LockSpec spec, TaskOptions task) throws LockException {
+        Require.notNull(spec, "lock spec");
         Require.notNull(task, "task options");
-        return acquirer.acquireForTask(key, level, task, taskLeases(task), asyncWaits);
+        return takeForTask(spec, task);
     }
 
     @Override
-    public CompletionStage<TaskLock> lockForTaskAsync(String key, LockLevel level, Duration maxWait, TaskOptions task) {
-        requireValidArguments(key, level);
+    public CompletionStage<TaskLock> lockForTaskAsync(LockSpec spec, Duration maxWait, TaskOptions task) {
+        Require.notNull(spec, "lock spec");
         Require.notNull(task, "task options");
-        LeasePolicy leases = taskLeases(task);
         long budget = Waits.budgetNanos(maxWait);
         lifecycle.requireOpen();
-        return asyncWaits.start(() -> acquirer.acquireForTask(key, level, task, leases, asyncWaits),
-                keys.storeKey(level, key), budget);
+        return asyncWaits.start(() -> takeForTask(spec, task), keys.storeKey(levelOf(spec), spec.key()), spec.mode(),
+                budget);
     }
 
-    private LeasePolicy taskLeases(TaskOptions task) {
-        return task.lease() == null ? settings.leases() : callLeases.of(task.lease());
+    /** One try at {@code spec} for a new task owner: each call for a task is a lock of its own. */
+    private TaskLock takeForTask(LockSpec spec, TaskOptions task) throws LockException {
+        TaskOwner owner = new TaskOwner(task, settings.nodeId());
+        return new TaskHold(take(spec, owner), owner, asyncWaits);
+    }
+
+    private LockLevel levelOf(LockSpec spec) {
+        return spec.level() != null ? spec.level() : settings.defaultLevel();
     }
 
     /** How many task waits are under way, for tests. */

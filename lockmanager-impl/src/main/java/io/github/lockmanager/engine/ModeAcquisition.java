@@ -1,13 +1,13 @@
 package io.github.lockmanager.engine;
 
-import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
 
 import java.util.List;
 
 /**
- * An acquisition in a mode other than exclusive: shared, or an intention on an ancestor. Many threads of this node
+ * An acquisition of a thread in a mode other than exclusive: shared, permits, or an intention on an ancestor (a
+ * task's is a {@link TaskAcquisition}). Many threads of this node
  * may hold one key so, each with its own acquisition; the table finds each by its place (key, thread and mode), made
  * once here with the thread's id, since the thread itself may be collected before the acquisition leaves the table.
  * Exclusive acquisitions, the common case, do not pay for this field.
@@ -20,10 +20,6 @@ final class ModeAcquisition extends Acquisition {
     private final Place place;
     /** For {@link LockMode#PERMIT}, the number of permits the key was asked for; else 0. */
     private final int permits;
-
-    /** Where the table keeps a non-exclusive acquisition: one per key, level, holder thread and mode. */
-    record Place(LockLevel level, String name, long threadId, LockMode mode) {
-    }
 
     ModeAcquisition(LockHandle handle, Thread holder, LockMode mode, int permits, LeasePolicy leases) {
         super(handle, holder, leases);
@@ -41,6 +37,7 @@ final class ModeAcquisition extends Acquisition {
         return place.mode();
     }
 
+    @Override
     Place place() {
         return place;
     }

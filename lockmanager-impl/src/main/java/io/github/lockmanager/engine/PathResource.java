@@ -28,17 +28,16 @@ final class PathResource implements LockResource {
     }
 
     /**
-     * Takes each of {@code steps} top-down for {@code me}, the ancestors in {@code mode}'s intention and the last in
+     * Takes each of {@code steps} top-down for {@code owner}, the ancestors in {@code mode}'s intention and the last in
      * {@code mode}; if a step is refused or fails, gives back the steps already taken before throwing.
      */
-    static PathResource take(Acquirer acquirer, List<String> steps, LockMode mode, LockLevel level, Thread me,
+    static PathResource take(Acquirer acquirer, List<String> steps, LockMode mode, LockLevel level, Owner owner,
                              LeasePolicy leases) throws LockException {
         List<LockResource> taken = new ArrayList<>(steps.size());
         try {
             for (int i = 0; i < steps.size(); i++) {
                 boolean resource = i == steps.size() - 1;
-                taken.add(resource && mode == LockMode.EXCLUSIVE ? acquirer.acquire(steps.get(i), level, me, leases)
-                        : acquirer.acquire(steps.get(i), level, resource ? mode : mode.intention(), me, leases));
+                taken.add(acquirer.acquire(steps.get(i), level, resource ? mode : mode.intention(), 0, owner, leases));
             }
         } catch (LockException | RuntimeException e) {
             closeBottomUp(taken);

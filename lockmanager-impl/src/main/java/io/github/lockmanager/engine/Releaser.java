@@ -4,7 +4,6 @@ import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockHandle;
-import io.github.lockmanager.spi.LockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +18,6 @@ import java.util.concurrent.ScheduledExecutorService;
 final class Releaser {
     private static final Logger log = LoggerFactory.getLogger(Releaser.class);
     private final String nodeId;
-    private final LockStore store;
-    /** See {@link LockStore#isInMemory()}: its release answers for the lease at once, with no clock to read first. */
-    private final boolean inMemoryStore;
     private final AcquisitionTable table;
     private final StoreCalls calls;
     private final Events events;
@@ -35,8 +31,6 @@ final class Releaser {
     Releaser(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Events events, Losses losses,
              HandOffs handOffs, ScheduledExecutorService keeperThread) {
         this.nodeId = settings.nodeId();
-        this.store = settings.store();
-        this.inMemoryStore = store.isInMemory();
         this.table = table;
         this.calls = calls;
         this.events = events;
@@ -97,10 +91,10 @@ final class Releaser {
     /**
      * The last hold of {@code acquisition} was given back: its record is handed over or released. One whose lease may
      * have ended while it was held is neither: its holder is told it lost the lock, and the record is released only
-     * if it is still its own. A store in this JVM's memory answers that with the release itself.
+     * if it is still its own (a store in this JVM's memory answers that with the release itself: {@link StoreCalls}).
      */
     private void letGo(Acquisition acquisition) {
-        if (!inMemoryStore && leaseMayHaveEnded(acquisition)) {
+        if (calls.mayHaveOutlived(acquisition.leases(), acquisition.confirmedUntilNanos())) {
             losses.lostBeforeRelease(acquisition, LockLossReason.RENEWAL_UNCONFIRMED);
             release(acquisition, acquisition.confirmedUntilNanos());
             return;

@@ -2,120 +2,95 @@ package io.github.lockmanager.engine;
 
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLossReason;
-import io.github.lockmanager.TaskLockListener;
-import io.github.lockmanager.TaskOptions;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockHandle;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 
 /**
- * An exclusive acquisition owned by a task, not a thread: no thread to interrupt or to outlive, so its task is told
- * through its listener and {@link #ended()}, and its "still active" check stands in for a live thread. It is never
- * re-entered: a second hold would have no thread to belong to.
+ * An acquisition owned by a task, in any mode: no thread to interrupt or to outlive, so its task
+ * is told through its owner, and the owner's "still active" check stands in for a live thread. It is never
+ * re-entered: a second hold would have no thread to belong to. Its place in the table (for a non-exclusive mode) is
+ * keyed by the task's own id, so two tasks, or a task and a thread, hold one key shared side by side.
  */
 final class TaskAcquisition extends Acquisition {
-    private static final Logger log = LoggerFactory.getLogger(TaskAcquisition.class);
+    /** What a task acquisition tells its task of, and asks it ({@link TaskOwner}). */
+    interface Task {
+        long id();
 
-    private final String nodeId;
-    private final String taskName;
-    private final BooleanSupplier active;
-    private final TaskLockListener listener;
-    private final CompletableFuture<LockLossReason> ended = new CompletableFuture<>();
-    private final CompletableFuture<Void> abortAsked = new CompletableFuture<>();
-    private final AtomicBoolean endTold = new AtomicBoolean();
-    private volatile boolean abortRequested;
-    private volatile boolean activeCheckFailed;
+        String name();
 
-    TaskAcquisition(LockHandle handle, TaskOptions task, LeasePolicy leases, String nodeId) {
-        super(handle, null, "task:" + task.name(), leases);
-        this.nodeId = nodeId;
-        this.taskName = task.name();
-        this.active = task.active();
-        this.listener = task.listener();
+        String taskName();
+
+        String nodeId();
+
+        /** Whether the task still needs its lock. */
+        boolean isActive();
+
+        void abortRequested(Lock lock);
+
+        /** The acquisition ended: released ({@code reason} null) or lost. */
+        void ended(Lock lock, LockLossReason reason);
     }
 
-    String taskName() {
-        return taskName;
+    private final Task owner;
+    private final LockMode mode;
+    private final int permits;
+    private final Place place;
+
+    TaskAcquisition(LockHandle handle, Task owner, LockMode mode, int permits, LeasePolicy leases) {
+        super(handle, null, owner.name(), leases);
+        this.owner = owner;
+        this.mode = mode;
+        this.permits = permits;
+        this.place = mode == LockMode.EXCLUSIVE ? null
+                : new Place(handle.key().level(), handle.key().name(), owner.id(), mode);
     }
 
-    /** Completes with {@code null} once released, or with the reason it was lost. */
-    CompletableFuture<LockLossReason> ended() {
-        return ended;
+    @Override
+    LockMode mode() {
+        return mode;
     }
 
-    boolean isAbortRequested() {
-        return abortRequested;
+    @Override
+    int permits() {
+        return permits;
     }
 
-    /** Completes once an abort is asked for, after the listener was told. */
-    CompletableFuture<Void> abortAsked() {
-        return abortAsked;
+    @Override
+    Place place() {
+        return place;
     }
 
-    /** Asks the task's check; one that throws counts as active (the failure is logged once). */
     @Override
     boolean isHolderAlive() {
-        if (active == null) {
-            return true;
-        }
-        try {
-            return active.getAsBoolean();
-        } catch (RuntimeException e) {
-            if (!activeCheckFailed) {
-                activeCheckFailed = true;
-                log.error("Active check of {} failed; the task counts as active and its lock is kept", this, e);
-            }
-            return true;
-        }
+        return owner.isActive();
     }
 
     @Override
     String holderGone() {
-        return "Task '" + taskName + "' said it is no longer active";
+        return "Task '" + owner.taskName() + "' said it is no longer active";
     }
 
     @Override
     String holderText() {
-        return "task '" + taskName + "'";
+        return owner.toString();
     }
 
     @Override
     void abortRequested(String nodeId) {
-        abortRequested = true;
-        log.info("Abort requested for lock {} on node '{}': its task is told; the lock stays held until the task "
-                + "releases it or its lease ends", this, nodeId);
-        tell(l -> listener.abortRequested(l), "abortRequested");
-        abortAsked.complete(null);
+        owner.abortRequested(grantedLock(nodeId));
     }
 
     @Override
     void toldLost(String nodeId, LockLossReason reason) {
-        if (endTold.compareAndSet(false, true)) {
-            tell(l -> listener.lost(l, reason), "lost");
-            ended.complete(reason);
-        }
+        owner.ended(grantedLock(nodeId), reason);
     }
 
-    /** Gone without a loss: released (by the task, for its inactivity, or at shutdown); the task is told. */
+    /** Gone without a loss: released (by the task, for its inactivity, or at shutdown); the owner is told. */
     @Override
     void markGone() {
         super.markGone();
-        if (!isLost() && wasGranted() && endTold.compareAndSet(false, true)) {
-            tell(listener::released, "released");
-            ended.complete(null);
-        }
-    }
-
-    private void tell(Consumer<Lock> call, String what) {
-        try {
-            call.accept(grantedLock(nodeId));
-        } catch (RuntimeException e) {
-            log.error("Task lock listener ({}) failed for lock {}", what, this, e);
+        if (!isLost() && wasGranted()) {
+            owner.ended(grantedLock(owner.nodeId()), null);
         }
     }
 }

@@ -4,42 +4,47 @@ import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockLostException;
+import io.github.lockmanager.LockResource;
 import io.github.lockmanager.TaskLock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-/** The one hold of a task's acquisition: a {@link HoldResource} that also tells the task what became of its lock. */
+/**
+ * A task's lock: its one hold (of a key, or of each step of a path), and its {@link TaskOwner}, which tells the task
+ * what became of it. Made once the hold is taken, and the owner told so: from then on its listener hears of it.
+ */
 final class TaskHold implements TaskLock {
-    private final HoldResource hold;
-    private final TaskAcquisition acquisition;
+    private final LockResource hold;
+    private final TaskOwner owner;
     private final AsyncWaits tasks;
 
-    TaskHold(Releaser releaser, TaskAcquisition acquisition, AsyncWaits tasks) {
-        this.hold = new HoldResource(releaser, acquisition, true);
-        this.acquisition = acquisition;
+    TaskHold(LockResource hold, TaskOwner owner, AsyncWaits tasks) {
+        this.hold = hold;
+        this.owner = owner;
         this.tasks = tasks;
+        owner.handedOut();
     }
 
     @Override
     public String getTaskName() {
-        return acquisition.taskName();
+        return owner.taskName();
     }
 
     @Override
     public CompletionStage<LockLossReason> whenEnded() {
-        return acquisition.ended().copy();
+        return owner.ended().copy();
     }
 
     @Override
     public boolean isAbortRequested() {
-        return acquisition.isAbortRequested();
+        return owner.isAbortRequested();
     }
 
     @Override
     public CompletionStage<Void> whenAbortRequested() {
-        return acquisition.abortAsked().copy();
+        return owner.abortAsked().copy();
     }
 
     @Override
@@ -99,6 +104,6 @@ final class TaskHold implements TaskLock {
 
     @Override
     public String toString() {
-        return "TaskLock[" + acquisition + (isClosed() ? ", closed" : "") + (acquisition.isLost() ? ", lost" : "") + "]";
+        return "TaskLock[" + owner + ", " + hold + "]";
     }
 }

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
@@ -23,7 +24,7 @@ class CallLeaseCadenceTest {
         InstrumentedStore store = new InstrumentedStore(new InMemoryLockStore());
         try (LockManager manager = LockManagerBuilder.newBuilder().store(store).nodeId("a")
                 .lease(Duration.ofSeconds(60)).abortPollInterval(Duration.ofSeconds(5)).build()) {
-            LockResource lock = manager.lock("job", LockLevel.DC, Duration.ofSeconds(3));
+            LockResource lock = manager.lock(LockSpec.of("job").at(LockLevel.DC).lease(Duration.ofSeconds(3)));
 
             await().atMost(Duration.ofSeconds(30)).until(() -> store.calls("renew") >= 3 || lock.isLost());
 

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
@@ -33,7 +34,7 @@ class CloseWhileHeldTest {
                 } catch (InterruptedException closing) {
                     // work that unwinds after the interrupt may call code that takes the lock it already holds
                     try (LockResource inner = manager.lock("job");
-                         LockResource withLease = manager.lock("job", LockLevel.DC, Duration.ofSeconds(30))) {
+                         LockResource withLease = manager.lock(LockSpec.of("job").at(LockLevel.DC).lease(Duration.ofSeconds(30)))) {
                         reentered.set(!inner.isNewLock() && !withLease.isNewLock());
                     }
                 }

@@ -61,7 +61,7 @@ class LeasePolicyTest {
         assertThatThrownBy(() -> LeasePolicy.checkLease(Duration.ofHours(25)))
                 .hasMessage("lease must be at most PT24H, was PT25H");
         assertThatThrownBy(() -> LeasePolicy.checkLease(Duration.ofSeconds(-1)))
-                .hasMessage("lease must be positive, was PT-1S");
+                .hasMessage("lease must be at least 100ms, was PT-1S");
         assertThatThrownBy(() -> LeasePolicy.checkLease(null)).hasMessage("lease must not be null");
     }
 }

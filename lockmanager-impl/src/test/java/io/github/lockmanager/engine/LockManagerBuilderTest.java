@@ -21,7 +21,7 @@ class LockManagerBuilderTest {
         assertThatThrownBy(() -> builder.clientId("a#b")).hasMessageContaining("clientId must not contain '#'");
         assertThatThrownBy(() -> builder.farmId("x".repeat(65))).hasMessage("farmId must be at most 64 chars, was 65");
         assertThatThrownBy(() -> builder.nodeId(null)).hasMessage("nodeId must not be null or empty");
-        assertThatThrownBy(() -> builder.lease(Duration.ZERO)).hasMessage("lease must be positive, was PT0S");
+        assertThatThrownBy(() -> builder.lease(Duration.ZERO)).hasMessage("lease must be at least 100ms, was PT0S");
         assertThatThrownBy(() -> builder.lease(Duration.ofMillis(99))).hasMessageContaining("at least 100ms");
         assertThatThrownBy(() -> builder.renewalInterval(Duration.ofSeconds(-1))).hasMessageContaining("renewalInterval must be positive");
         assertThatThrownBy(() -> builder.abortPollInterval(null)).hasMessage("abortPollInterval must not be null");

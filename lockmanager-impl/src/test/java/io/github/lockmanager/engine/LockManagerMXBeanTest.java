@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockManagerException;
@@ -102,7 +103,7 @@ class LockManagerMXBeanTest {
             assertThat(Thread.interrupted()).as("the holder, this thread, was interrupted").isTrue();
             assertThat(admin.forceRelease("stuck", "ops-dana")).isZero();
             assertThatThrownBy(() -> admin.forceRelease("stuck", "")).isInstanceOf(IllegalArgumentException.class);
-            try (LockResource ignored = manager.lockShared("report")) {
+            try (LockResource ignored = manager.lock(LockSpec.shared("report"))) {
                 assertThat(admin.getHeldLocks()).singleElement().extracting(HeldLockInfo::getMode).isEqualTo("SHARED");
             }
         }

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
@@ -21,11 +22,11 @@ class LockModeRulesTest {
                 .hasMessageContaining("pathSeparator");
         try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).pathSeparator('.')
                 .build()) {
-            assertThatThrownBy(() -> manager.lockPath(".a", LockMode.SHARED)).hasMessageContaining("empty segment at index 0");
-            assertThatThrownBy(() -> manager.lockPath("a.", LockMode.SHARED)).hasMessageContaining("empty segment at index 2");
-            assertThatThrownBy(() -> manager.lockPath("a", null)).hasMessage("lock mode must not be null");
-            assertThatThrownBy(() -> manager.lockPath("x".repeat(257), LockMode.SHARED)).hasMessageContaining("257 chars");
-            try (LockResource path = manager.lockPath("a/b.c", LockMode.EXCLUSIVE)) {
+            assertThatThrownBy(() -> manager.lock(LockSpec.path(".a", LockMode.SHARED))).hasMessageContaining("empty segment at index 0");
+            assertThatThrownBy(() -> manager.lock(LockSpec.path("a.", LockMode.SHARED))).hasMessageContaining("empty segment at index 2");
+            assertThatThrownBy(() -> manager.lock(LockSpec.path("a", null))).hasMessage("lock mode must not be null");
+            assertThatThrownBy(() -> manager.lock(LockSpec.path("x".repeat(257), LockMode.SHARED))).hasMessageContaining("257 chars");
+            try (LockResource path = manager.lock(LockSpec.path("a/b.c", LockMode.EXCLUSIVE))) {
                 assertThat(manager.getLocks()).extracting(l -> l.getKey() + " " + l.getMode())
                         .as("split at the configured separator only").containsExactlyInAnyOrder(
                                 "a/b INTENT_EXCLUSIVE", "a/b.c EXCLUSIVE");
@@ -52,7 +53,7 @@ class LockModeRulesTest {
     @Test
     void unlockLeavesASharedHoldHeldAndSaysHowToGiveItBack() throws Exception {
         try (LockManager manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("n").build();
-             LockResource shared = manager.lockShared("report");
+             LockResource shared = manager.lock(LockSpec.shared("report"));
              StderrLog log = new StderrLog()) {
             manager.unlock("report");
             assertThat(log.text()).contains("called unlock('report') (DC) on node 'n' but holds that lock SHARED")

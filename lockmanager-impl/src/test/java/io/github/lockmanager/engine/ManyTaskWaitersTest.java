@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.TaskLock;
@@ -40,9 +41,9 @@ class ManyTaskWaitersTest {
     void tenThousandWaitersHoldNoThreadEachAndAllGetTheKeyInTurn() throws Exception {
         manager = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("many")
                 .waitPollInterval(Duration.ofMinutes(10)).build();
-        TaskLock holder = manager.lockForTask("hot", LockLevel.DC, TaskOptions.named("holder"));
+        TaskLock holder = manager.lockForTask(LockSpec.of("hot").at(LockLevel.DC), TaskOptions.named("holder"));
         // the task threads exist before the count, so that it shows only what the waiters add
-        manager.lockForTaskAsync("warm-up", LockLevel.DC, Duration.ZERO, TaskOptions.named("warm-up"))
+        manager.lockForTaskAsync(LockSpec.of("warm-up").at(LockLevel.DC), Duration.ZERO, TaskOptions.named("warm-up"))
                 .toCompletableFuture().get(30, TimeUnit.SECONDS).close();
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
@@ -51,7 +52,7 @@ class ManyTaskWaitersTest {
         List<CompletableFuture<TaskLock>> waiters = new ArrayList<>(WAITERS);
         AtomicInteger took = new AtomicInteger();
         for (int i = 0; i < WAITERS; i++) {
-            CompletableFuture<TaskLock> waiter = manager.lockForTaskAsync("hot", LockLevel.DC, Duration.ofMinutes(5),
+            CompletableFuture<TaskLock> waiter = manager.lockForTaskAsync(LockSpec.of("hot").at(LockLevel.DC), Duration.ofMinutes(5),
                     TaskOptions.named("w" + i)).toCompletableFuture();
             waiters.add(waiter);
         }

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
@@ -69,7 +70,7 @@ class RenewalCycleWarningTest {
         // the manager's tick is 5 s; a 3 s lease makes its keeper run every second
         try (LockManager node = LockManagerBuilder.newBuilder().store(down).timeSource(time).nodeId("paced")
                 .lease(Duration.ofSeconds(60)).build();
-             LockResource held = node.lock("report", LockLevel.DC, Duration.ofSeconds(3))) {
+             LockResource held = node.lock(LockSpec.of("report").at(LockLevel.DC).lease(Duration.ofSeconds(3)))) {
             await().atMost(Duration.ofSeconds(20))
                     .until(() -> log.toString(StandardCharsets.UTF_8).contains("Could not check 1 locks of node 'paced'"));
             assertThat(log.toString(StandardCharsets.UTF_8)).contains("Retrying every PT1S");

@@ -1,5 +1,6 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockEventListener;
 import io.github.lockmanager.TaskLock;
@@ -113,7 +114,7 @@ class WaitsTest {
     @Test
     void aFreeLockIsTakenAtOnce() throws Exception {
         LockManager a = node("a");
-        try (LockResource lock = a.waitForLock("job", Duration.ZERO)) {
+        try (LockResource lock = a.waitForLock(LockSpec.of("job"), Duration.ZERO)) {
             assertThat(lock.isNewLock()).isTrue();
         }
     }
@@ -128,9 +129,9 @@ class WaitsTest {
         Duration lease = Duration.ofSeconds(7);
         AtomicReference<LockResource> exclusive = new AtomicReference<>();
         AtomicReference<LockResource> shared = new AtomicReference<>();
-        waitingThread("writer", () -> b.waitForLock("job", LockLevel.DC, lease, Duration.ofSeconds(30)),
+        waitingThread("writer", () -> b.waitForLock(LockSpec.of("job").at(LockLevel.DC).lease(lease), Duration.ofSeconds(30)),
                 exclusive);
-        waitingThread("reader", () -> b.waitForSharedLock("report", LockLevel.DC, lease, FOREVER),
+        waitingThread("reader", () -> b.waitForLock(LockSpec.shared("report").at(LockLevel.DC).lease(lease), FOREVER),
                 shared);
 
         letGo.countDown();
@@ -148,7 +149,7 @@ class WaitsTest {
         CountDownLatch letGo = new CountDownLatch(1);
         holdUntil(a, "job", letGo);
         AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = waitingThread("waiter", () -> a.waitForLock("job", FOREVER), got);
+        Thread waiter = waitingThread("waiter", () -> a.waitForLock(LockSpec.of("job"), FOREVER), got);
 
         letGo.countDown();
 
@@ -162,13 +163,13 @@ class WaitsTest {
         CountDownLatch letGo = new CountDownLatch(1);
         holdUntil(a, "report", letGo);
         AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = waitingThread("reader", () -> a.waitForSharedLock("report", LockLevel.DC, LONG_INTERVAL), got);
+        Thread waiter = waitingThread("reader", () -> a.waitForLock(LockSpec.shared("report").at(LockLevel.DC), LONG_INTERVAL), got);
 
         letGo.countDown();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> got.get() != null);
         assertThat(got.get().getLock().getMode()).isEqualTo(LockMode.SHARED);
-        assertThat(a.waitForSharedLock("report", LockLevel.DC, Duration.ZERO).getLock().getMode())
+        assertThat(a.waitForLock(LockSpec.shared("report").at(LockLevel.DC), Duration.ZERO).getLock().getMode())
                 .as("beside another reader at once").isEqualTo(LockMode.SHARED);
     }
 
@@ -184,9 +185,9 @@ class WaitsTest {
             }
         });
         CountDownLatch letGo = new CountDownLatch(1);
-        holdUntil(() -> a.lockShared("report"), letGo);
+        holdUntil(() -> a.lock(LockSpec.shared("report")), letGo);
         AtomicReference<LockResource> got = new AtomicReference<>();
-        Thread waiter = waitingThread("writer", () -> a.waitForLock("report", FOREVER), got);
+        Thread waiter = waitingThread("writer", () -> a.waitForLock(LockSpec.of("report"), FOREVER), got);
         int asked = acquires.get();
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
                 .until(() -> acquires.get() == asked && got.get() == null);
@@ -214,7 +215,7 @@ class WaitsTest {
         threads.add(releaser);
         releaser.start();
 
-        try (LockResource lock = b.waitForLock("job", Duration.ofSeconds(30))) {
+        try (LockResource lock = b.waitForLock(LockSpec.of("job"), Duration.ofSeconds(30))) {
             assertThat(letGo.getCount()).as("taken only after the holder let go").isZero();
             assertThat(lock.isNewLock()).isTrue();
         }
@@ -227,7 +228,7 @@ class WaitsTest {
         holdUntil(a, "job", new CountDownLatch(1));
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(200)))
+        assertThatThrownBy(() -> b.waitForLock(LockSpec.of("job"), Duration.ofMillis(200)))
                 .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Waited ").hasMessageContaining("job")
                 .hasCauseInstanceOf(AlreadyLockedException.class);
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -240,7 +241,7 @@ class WaitsTest {
         LockManager a = node("a");
         LockManager b = node("b");
         holdUntil(a, "job", new CountDownLatch(1));
-        assertThatThrownBy(() -> b.waitForLock("job", Duration.ZERO))
+        assertThatThrownBy(() -> b.waitForLock(LockSpec.of("job"), Duration.ZERO))
                 .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Lock 'job' is already held");
     }
 
@@ -252,7 +253,7 @@ class WaitsTest {
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread waiter = new Thread(() -> {
             try {
-                b.waitForLock("job", FOREVER);
+                b.waitForLock(LockSpec.of("job"), FOREVER);
             } catch (Throwable t) {
                 outcome.set(t);
             }
@@ -278,7 +279,7 @@ class WaitsTest {
             }
         };
         LockManager a = node("a", failing);
-        assertThatThrownBy(() -> a.waitForLock("job", LONG_INTERVAL))
+        assertThatThrownBy(() -> a.waitForLock(LockSpec.of("job"), LONG_INTERVAL))
                 .isInstanceOfSatisfying(LockManagerException.class,
                         e -> assertThat(e.getErrorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR));
     }
@@ -310,20 +311,20 @@ class WaitsTest {
         LockManager b = node("b", partitionable(partitioned), Duration.ofMillis(50));
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(300)))
+        assertThatThrownBy(() -> b.waitForLock(LockSpec.of("job"), Duration.ofMillis(300)))
                 .isInstanceOf(LockManagerException.class).hasMessageContaining("the time its caller had left");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a 300 ms wait against a 10 s operation timeout")
                 .isBetween(Duration.ofMillis(300), Duration.ofSeconds(5));
 
         start = System.nanoTime();
-        CompletableFuture<TaskLock> task = b.lockForTaskAsync("job", Duration.ofMillis(300), TaskOptions.named("t"))
+        CompletableFuture<TaskLock> task = b.lockForTaskAsync(LockSpec.of("job"), Duration.ofMillis(300), TaskOptions.named("t"))
                 .toCompletableFuture();
         assertThatThrownBy(() -> task.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(LockManagerException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a task's wait").isLessThan(Duration.ofSeconds(5));
 
         // a wait of one try, or of no end, leaves the operation timeout alone: the try is not cut short
         partitioned.set(false);
-        assertThat(b.waitForLock("free", Duration.ZERO).isNewLock()).isTrue();
+        assertThat(b.waitForLock(LockSpec.of("free"), Duration.ZERO).isNewLock()).isTrue();
     }
 
     @Test
@@ -344,7 +345,7 @@ class WaitsTest {
         partition.start();
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(600)))
+        assertThatThrownBy(() -> b.waitForLock(LockSpec.of("job"), Duration.ofMillis(600)))
                 .isInstanceOf(AlreadyLockedException.class).hasMessageStartingWith("Waited ")
                 .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
                         .isInstanceOf(LockManagerException.class));
@@ -365,7 +366,7 @@ class WaitsTest {
             }
         }, Duration.ofMillis(50));
         holdUntil(a, "job", new CountDownLatch(1));
-        CompletableFuture<TaskLock> wait = b.lockForTaskAsync("job", LockLevel.DC, Duration.ofSeconds(2),
+        CompletableFuture<TaskLock> wait = b.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ofSeconds(2),
                 TaskOptions.named("waiter")).toCompletableFuture();
         // a second try comes after the first refusal was taken in: the waiter keeps only who held the key
         await().atMost(Duration.ofSeconds(5)).until(() -> answered.get() >= 2);
@@ -381,13 +382,13 @@ class WaitsTest {
     @Test
     void badArgumentsAreNamed() throws Exception {
         LockManager a = node("a");
-        assertThatThrownBy(() -> a.waitForLock("job", null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> a.waitForLock(LockSpec.of("job"), null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxWait must not be null");
-        assertThatThrownBy(() -> a.waitForLock("job", Duration.ofMillis(-1)))
+        assertThatThrownBy(() -> a.waitForLock(LockSpec.of("job"), Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxWait must be zero or more");
-        assertThatThrownBy(() -> a.waitForLock("", LONG_INTERVAL)).hasMessageContaining("empty");
-        assertThatThrownBy(() -> a.waitForPathLock("a/b", LockMode.INTENT_SHARED, LockLevel.DC, LONG_INTERVAL))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockPath takes SHARED or EXCLUSIVE");
+        assertThatThrownBy(() -> a.waitForLock(LockSpec.of(""), LONG_INTERVAL)).hasMessageContaining("empty");
+        assertThatThrownBy(() -> a.waitForLock(LockSpec.path("a/b", LockMode.INTENT_SHARED).at(LockLevel.DC), LONG_INTERVAL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a path is locked SHARED or EXCLUSIVE");
         assertThatThrownBy(() -> LockManagerBuilder.newBuilder().waitPollInterval(Duration.ofNanos(10)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitPollInterval must be at least 1 ms");
         assertThat(a.getLocks()).isEmpty();
@@ -420,11 +421,11 @@ class WaitsTest {
         LockManager a = node("a");
         holdUntil(a, "job", new CountDownLatch(1));
 
-        assertThatThrownBy(() -> b.waitForLock("job", Duration.ofMillis(600))).isInstanceOf(AlreadyLockedException.class);
+        assertThatThrownBy(() -> b.waitForLock(LockSpec.of("job"), Duration.ofMillis(600))).isInstanceOf(AlreadyLockedException.class);
         assertThat(counts.refused).as("a thread's wait").hasValue(1);
         assertThat(counts.waited).hasValue(1);
 
-        CompletableFuture<TaskLock> task = b.lockForTaskAsync("job", Duration.ofMillis(600), TaskOptions.named("t"))
+        CompletableFuture<TaskLock> task = b.lockForTaskAsync(LockSpec.of("job"), Duration.ofMillis(600), TaskOptions.named("t"))
                 .toCompletableFuture();
         assertThatThrownBy(() -> task.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(AlreadyLockedException.class);
@@ -434,7 +435,7 @@ class WaitsTest {
         // a refusal that is not a wait's retry still counts: another key right after, on the task threads too
         assertThatThrownBy(() -> b.lock("job")).isInstanceOf(AlreadyLockedException.class);
         assertThat(counts.refused).hasValue(3);
-        CompletableFuture<TaskLock> once = b.lockForTaskAsync("job", Duration.ZERO, TaskOptions.named("t2"))
+        CompletableFuture<TaskLock> once = b.lockForTaskAsync(LockSpec.of("job"), Duration.ZERO, TaskOptions.named("t2"))
                 .toCompletableFuture();
         assertThatThrownBy(() -> once.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(AlreadyLockedException.class);
         await().untilAsserted(() -> assertThat(counts.refused).hasValue(4));

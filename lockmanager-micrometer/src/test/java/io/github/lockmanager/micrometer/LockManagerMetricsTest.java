@@ -1,5 +1,6 @@
 package io.github.lockmanager.micrometer;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
@@ -141,7 +142,7 @@ class LockManagerMetricsTest {
         LockManager measured = measured();
         LockManager other = node(LockManagerBuilder.newBuilder().store(store), "other");
         LockResource busy = other.lock("queue");
-        assertThatThrownBy(() -> measured.waitForLock("queue", Duration.ofMillis(100)))
+        assertThatThrownBy(() -> measured.waitForLock(LockSpec.of("queue"), Duration.ofMillis(100)))
                 .isInstanceOf(AlreadyLockedException.class);
         Timer timedOut = registry.get("lockmanager.waits").tags("result", "timed_out", "level", "dc", "mode",
                 "exclusive", "service", "test").timer();
@@ -153,7 +154,7 @@ class LockManagerMetricsTest {
         assertThat(count("lockmanager.acquisitions", "result", "refused", "mode", "exclusive"))
                 .as("a refusal after the wait counts again").isEqualTo(2);
 
-        Future<LockResource> waiting = holderThread.submit(() -> measured.waitForSharedLock("queue", LockLevel.DC,
+        Future<LockResource> waiting = holderThread.submit(() -> measured.waitForLock(LockSpec.shared("queue").at(LockLevel.DC),
                 Duration.ofSeconds(30)));
         await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.acquisitions", "result", "refused",
                 "mode", "shared") >= 1);
@@ -161,7 +162,7 @@ class LockManagerMetricsTest {
         waiting.get(30, TimeUnit.SECONDS).close();
         assertThat(registry.get("lockmanager.waits").tags("result", "acquired", "mode", "shared").timer().count())
                 .isEqualTo(1);
-        assertThatThrownBy(() -> measured.waitForLock("", Duration.ofMillis(100)))
+        assertThatThrownBy(() -> measured.waitForLock(LockSpec.of(""), Duration.ofMillis(100)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(registry.find("lockmanager.waits").timers()).as("a refused argument is no wait").hasSize(2);
     }

@@ -1,6 +1,6 @@
 package io.github.lockmanager.reactor;
 
-import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.TaskLock;
@@ -25,7 +25,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * ReactiveLocks locks = ReactiveLocks.of(lockManager);
- * Mono<Report> report = locks.withLock("report-" + day, LockLevel.DC, Duration.ofSeconds(5),
+ * Mono<Report> report = locks.withLock(LockSpec.of("report-" + day), Duration.ofSeconds(5),
  *         TaskOptions.named("report"), lock -> build(day, lock.getFencingToken()));
  * }</pre>
  *
@@ -45,39 +45,39 @@ public final class ReactiveLocks {
     }
 
     /**
-     * A {@code Mono} that takes {@code key} for a task at each subscription, waiting up to {@code maxWait}
+     * A {@code Mono} that takes what {@code spec} says for a task at each subscription, waiting up to {@code maxWait}
      * ({@link LockManager#lockForTaskAsync}); the subscriber owns the lock it emits and must close it. Cancelling the
      * subscription while it waits ends the wait, and a lock granted at that moment is released.
      * It fails with {@code AlreadyLockedException} if {@code maxWait} passes first.
      */
-    public Mono<TaskLock> lock(String key, LockLevel level, Duration maxWait, TaskOptions task) {
+    public Mono<TaskLock> lock(LockSpec spec, Duration maxWait, TaskOptions task) {
         return Mono.defer(() -> {
-            CompletableFuture<TaskLock> waiting = manager.lockForTaskAsync(key, level, maxWait, task).toCompletableFuture();
+            CompletableFuture<TaskLock> waiting = manager.lockForTaskAsync(spec, maxWait, task).toCompletableFuture();
             return Mono.fromFuture(waiting, true).doOnCancel(() -> waiting.cancel(false));
         });
     }
 
     /**
-     * Runs {@code work} under {@code key}, held from subscription until the {@code Mono} it returns ends; see the class
+     * Runs {@code work} under what {@code spec} says, held from subscription until the {@code Mono} it returns ends; see the class
      * documentation for release and loss.
      */
-    public <T> Mono<T> withLock(String key, LockLevel level, Duration maxWait, TaskOptions task,
+    public <T> Mono<T> withLock(LockSpec spec, Duration maxWait, TaskOptions task,
                                 Function<? super TaskLock, ? extends Mono<T>> work) {
         Objects.requireNonNull(work, "work");
-        return Flux.<T>defer(() -> run(key, level, maxWait, task, work)).singleOrEmpty();
+        return Flux.<T>defer(() -> run(spec, maxWait, task, work)).singleOrEmpty();
     }
 
     /** {@link #withLock} for work that emits many values: the lock is held until the {@code Flux} ends. */
-    public <T> Flux<T> withLockMany(String key, LockLevel level, Duration maxWait, TaskOptions task,
+    public <T> Flux<T> withLockMany(LockSpec spec, Duration maxWait, TaskOptions task,
                                     Function<? super TaskLock, ? extends Publisher<T>> work) {
         Objects.requireNonNull(work, "work");
-        return Flux.defer(() -> run(key, level, maxWait, task, work));
+        return Flux.defer(() -> run(spec, maxWait, task, work));
     }
 
     /** One subscription's lock and work. */
-    private <T> Flux<T> run(String key, LockLevel level, Duration maxWait, TaskOptions task,
+    private <T> Flux<T> run(LockSpec spec, Duration maxWait, TaskOptions task,
                             Function<? super TaskLock, ? extends Publisher<T>> work) {
-        return Flux.usingWhen(lock(key, level, maxWait, task), held -> guarded(held, Flux.from(work.apply(held))),
+        return Flux.usingWhen(lock(spec, maxWait, task), held -> guarded(held, Flux.from(work.apply(held))),
                 ReactiveLocks::release, (held, error) -> release(held), ReactiveLocks::release);
     }
 

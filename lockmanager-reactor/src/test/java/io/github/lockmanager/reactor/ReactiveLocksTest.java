@@ -1,5 +1,6 @@
 package io.github.lockmanager.reactor;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;
@@ -49,7 +50,7 @@ class ReactiveLocksTest {
     @Test
     void theLockIsHeldUntilTheWorkEndsNotUntilItIsBuilt() throws Exception {
         Sinks.One<String> result = Sinks.one();
-        Mono<String> work = locks.withLock("job", LockLevel.DC, WAIT, TaskOptions.named("report"),
+        Mono<String> work = locks.withLock(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("report"),
                 lock -> result.asMono().map(r -> r + " #" + lock.getFencingToken()));
         assertThat(manager.isLocked("job")).as("nothing is taken before subscription").isFalse();
         AtomicReference<String> got = new AtomicReference<>();
@@ -64,11 +65,11 @@ class ReactiveLocksTest {
 
     @Test
     void failureAndCancellationReleaseTheLock() throws Exception {
-        assertThatThrownBy(() -> locks.withLock("job", LockLevel.DC, WAIT, TaskOptions.named("t"),
+        assertThatThrownBy(() -> locks.withLock(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("t"),
                 lock -> Mono.error(new IllegalStateException("boom"))).block()).hasMessageContaining("boom");
         await().atMost(WAIT).until(() -> !manager.isLocked("job"));
 
-        Disposable running = locks.withLock("job", LockLevel.DC, WAIT, TaskOptions.named("t"), lock -> Mono.never())
+        Disposable running = locks.withLock(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("t"), lock -> Mono.never())
                 .subscribe();
         await().atMost(WAIT).until(() -> manager.isLocked("job"));
         running.dispose();
@@ -78,7 +79,7 @@ class ReactiveLocksTest {
     @Test
     void aLostLockCancelsTheWorkAndFailsThePipeline() throws Exception {
         AtomicBoolean cancelled = new AtomicBoolean();
-        Flux<Long> ticks = locks.withLockMany("job", LockLevel.DC, WAIT, TaskOptions.named("stream"),
+        Flux<Long> ticks = locks.withLockMany(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("stream"),
                 lock -> Flux.interval(Duration.ofMillis(20)).doOnCancel(() -> cancelled.set(true)));
         AtomicReference<Throwable> failure = new AtomicReference<>();
         ticks.subscribe(t -> { }, failure::set);
@@ -93,12 +94,12 @@ class ReactiveLocksTest {
 
     @Test
     void aWaitingSubscriberGetsTheKeyWhenFreedAndOneThatCancelsLeavesNothingHeld() throws Exception {
-        LockResource held = manager.lockForTask("job", LockLevel.DC, TaskOptions.named("holder"));
-        assertThatThrownBy(() -> locks.lock("job", LockLevel.DC, Duration.ofMillis(100), TaskOptions.named("late"))
+        LockResource held = manager.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("holder"));
+        assertThatThrownBy(() -> locks.lock(LockSpec.of("job").at(LockLevel.DC), Duration.ofMillis(100), TaskOptions.named("late"))
                 .block()).hasCauseInstanceOf(AlreadyLockedException.class);
 
-        Disposable gaveUp = locks.lock("job", LockLevel.DC, WAIT, TaskOptions.named("gives-up")).subscribe();
-        Mono<List<Long>> waiting = locks.withLock("job", LockLevel.DC, WAIT, TaskOptions.named("waiter"),
+        Disposable gaveUp = locks.lock(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("gives-up")).subscribe();
+        Mono<List<Long>> waiting = locks.withLock(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("waiter"),
                 lock -> Mono.just(List.of(lock.getFencingToken())));
         AtomicReference<List<Long>> got = new AtomicReference<>();
         waiting.subscribe(got::set);
@@ -108,7 +109,7 @@ class ReactiveLocksTest {
         await().atMost(WAIT).until(() -> got.get() != null);
         assertThat(got.get().get(0)).isGreaterThan(held.getFencingToken());
         await().atMost(WAIT).until(() -> !manager.isLocked("job"));
-        TaskLock again = manager.lockForTask("job", LockLevel.DC, TaskOptions.named("after"));
+        TaskLock again = manager.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("after"));
         again.close();
     }
 
@@ -122,7 +123,7 @@ class ReactiveLocksTest {
                 told.set(true);
             }
         });
-        Flux<Long> ticks = locks.withLockMany("job", LockLevel.DC, WAIT, options,
+        Flux<Long> ticks = locks.withLockMany(LockSpec.of("job").at(LockLevel.DC), WAIT, options,
                 lock -> Flux.interval(Duration.ofMillis(20)).doOnCancel(() -> cancelled.set(true)));
         AtomicReference<Throwable> failure = new AtomicReference<>();
         ticks.subscribe(t -> { }, failure::set);
@@ -137,10 +138,10 @@ class ReactiveLocksTest {
         await().atMost(WAIT).until(() -> !manager.isLocked("job"));
 
         // a Mono's work too; and a pipeline that was not aborted is not failed by an abort of another run
-        Disposable quiet = locks.withLock("calm", LockLevel.DC, WAIT, TaskOptions.named("calm"), lock -> Mono.never())
+        Disposable quiet = locks.withLock(LockSpec.of("calm").at(LockLevel.DC), WAIT, TaskOptions.named("calm"), lock -> Mono.never())
                 .subscribe();
         AtomicReference<Throwable> monoFailure = new AtomicReference<>();
-        locks.withLock("job", LockLevel.DC, WAIT, TaskOptions.named("once"), lock -> Mono.never())
+        locks.withLock(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("once"), lock -> Mono.never())
                 .subscribe(v -> { }, monoFailure::set);
         await().atMost(WAIT).until(() -> manager.isLocked("job") && manager.isLocked("calm"));
         manager.abort("job");
@@ -155,7 +156,7 @@ class ReactiveLocksTest {
         LockManager closing = LockManagerBuilder.newBuilder().store(new InMemoryLockStore()).nodeId("closing")
                 .shutdownTimeout(Duration.ofSeconds(60)).build();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        ReactiveLocks.of(closing).withLock("job", LockLevel.DC, WAIT, TaskOptions.named("long"), lock -> Mono.never())
+        ReactiveLocks.of(closing).withLock(LockSpec.of("job").at(LockLevel.DC), WAIT, TaskOptions.named("long"), lock -> Mono.never())
                 .subscribe(v -> { }, failure::set);
         await().atMost(WAIT).until(() -> closing.isLocked("job"));
         long start = System.nanoTime();

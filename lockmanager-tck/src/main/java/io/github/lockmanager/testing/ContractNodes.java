@@ -1,6 +1,7 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
@@ -131,7 +132,7 @@ public abstract class ContractNodes {
     protected HeldElsewhere waitInThread(LockManager node, String key, String name) {
         HeldElsewhere held = new HeldElsewhere();
         held.thread = spawn(name, () -> {
-            try (LockResource lock = node.waitForLock(key, Duration.ofSeconds(60))) {
+            try (LockResource lock = node.waitForLock(LockSpec.of(key), Duration.ofSeconds(60))) {
                 held.resource = lock;
                 held.acquired.countDown();
                 held.letGo.await();

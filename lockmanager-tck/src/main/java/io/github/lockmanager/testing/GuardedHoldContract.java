@@ -1,6 +1,7 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
@@ -121,7 +122,7 @@ public abstract class GuardedHoldContract extends ContractNodes {
     void aGuardedPathGivesBackItsAncestorsWithTheResource() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        LockResource path = a.lockPath("site/orders/o-1", LockMode.EXCLUSIVE);
+        LockResource path = a.lock(LockSpec.path("site/orders/o-1", LockMode.EXCLUSIVE));
         path.guard().release(removingTheRecord(), false);
         assertThat(path.isClosed()).isTrue();
         assertThat(a.getLocks()).isEmpty();

@@ -1,6 +1,7 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockException;
@@ -258,7 +259,10 @@ public abstract class LockManagerContract extends ContractNodes {
         try (LockResource lock = a.lock(longest)) {
             assertThat(a.getLocks()).extracting(Lock::getKey).containsExactly(longest);
         }
-        assertThatThrownBy(() -> a.lock(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
+        assertThatThrownBy(() -> a.lock((String) null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null");
+        assertThatThrownBy(() -> a.lock((LockSpec) null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lock spec");
         assertThatThrownBy(() -> a.lock("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
         assertThatThrownBy(() -> a.lock(longest + "k")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("257").hasMessageContaining("256");
@@ -348,7 +352,7 @@ public abstract class LockManagerContract extends ContractNodes {
         LockManager a = start(nodeBuilder("a", counted).waitPollInterval(Duration.ofMinutes(10)));
         HeldElsewhere waiter = new HeldElsewhere();
         waiter.thread = spawn("waiter", () -> {
-            try (LockResource lock = a.waitForLock("job", Duration.ofMinutes(5))) {
+            try (LockResource lock = a.waitForLock(LockSpec.of("job"), Duration.ofMinutes(5))) {
                 waiter.resource = lock;
                 waiter.acquired.countDown();
             } catch (Exception e) {
@@ -379,8 +383,8 @@ public abstract class LockManagerContract extends ContractNodes {
         LockManager a = start(nodeBuilder("a", counted));   // the default wait poll interval
         long before = counted.calls("acquire") + counted.calls("awaitRelease") + counted.calls("watchRelease");
         long start = System.nanoTime();
-        assertThatThrownBy(() -> a.waitForLock("job", Duration.ofSeconds(4))).isInstanceOf(AlreadyLockedException.class);
-        CompletableFuture<TaskLock> task = a.lockForTaskAsync("job", Duration.ofSeconds(4), TaskOptions.named("t"))
+        assertThatThrownBy(() -> a.waitForLock(LockSpec.of("job"), Duration.ofSeconds(4))).isInstanceOf(AlreadyLockedException.class);
+        CompletableFuture<TaskLock> task = a.lockForTaskAsync(LockSpec.of("job"), Duration.ofSeconds(4), TaskOptions.named("t"))
                 .toCompletableFuture();
         assertThatThrownBy(() -> task.get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(AlreadyLockedException.class);
         long seconds = Math.max(8, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
@@ -388,7 +392,7 @@ public abstract class LockManagerContract extends ContractNodes {
         assertThat(calls).as("store calls of two 4 s waits, a thread's and a task's").isLessThanOrEqualTo(seconds);
 
         // and the announcement still wakes a waiter at once
-        CompletableFuture<TaskLock> woken = a.lockForTaskAsync("job", Duration.ofMinutes(1), TaskOptions.named("w"))
+        CompletableFuture<TaskLock> woken = a.lockForTaskAsync(LockSpec.of("job"), Duration.ofMinutes(1), TaskOptions.named("w"))
                 .toCompletableFuture();
         await().atMost(Duration.ofSeconds(30)).until(() -> counted.calls("watchRelease") > 1);
         long released = System.nanoTime();

@@ -2,6 +2,7 @@ package io.github.lockmanager.testing;
 
 import io.github.lockmanager.testing.support.Requests;
 import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;
@@ -144,8 +145,8 @@ public abstract class LockModeContract extends ContractNodes {
     void sharedHoldersCoexistOnEveryNodeAndShowOneLineEach() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        HeldElsewhere second = holdInThread("reader-2", () -> a.lockShared("report"), false);
-        try (LockResource first = a.lockShared("report"); LockResource third = b.lockShared("report")) {
+        HeldElsewhere second = holdInThread("reader-2", () -> a.lock(LockSpec.shared("report")), false);
+        try (LockResource first = a.lock(LockSpec.shared("report")); LockResource third = b.lock(LockSpec.shared("report"))) {
             assertThat(first.isNewLock()).isTrue();
             assertThat(third.getLock().getMode()).isEqualTo(LockMode.SHARED);
             assertThat(a.isLocked("report")).isTrue();
@@ -162,7 +163,7 @@ public abstract class LockModeContract extends ContractNodes {
     void sharedAndExclusiveExcludeEachOtherInBothOrders() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        try (LockResource reader = a.lockShared("doc")) {
+        try (LockResource reader = a.lock(LockSpec.shared("doc"))) {
             assertThatThrownBy(() -> b.lock("doc")).isInstanceOf(AlreadyLockedException.class);
             AtomicReference<Throwable> localWriter = new AtomicReference<>();
             Thread writer = spawn("writer", () -> {
@@ -176,10 +177,10 @@ public abstract class LockModeContract extends ContractNodes {
             assertThat(localWriter.get()).as("a writer on the reader's node").isInstanceOf(AlreadyLockedException.class);
         }
         try (LockResource writer = b.lock("doc")) {
-            assertThatThrownBy(() -> a.lockShared("doc")).isInstanceOf(AlreadyLockedException.class)
+            assertThatThrownBy(() -> a.lock(LockSpec.shared("doc"))).isInstanceOf(AlreadyLockedException.class)
                     .hasMessageContaining("doc");
         }
-        try (LockResource reader = a.lockShared("doc")) {
+        try (LockResource reader = a.lock(LockSpec.shared("doc"))) {
             assertThat(reader.isNewLock()).isTrue();
         }
     }
@@ -187,11 +188,11 @@ public abstract class LockModeContract extends ContractNodes {
     @Test
     void aWriterWaitsForTheReadersOfItsNode() throws Exception {
         LockManager a = node("a");
-        HeldElsewhere reader = holdInThread("reader", () -> a.lockShared("queue"), false);
-        assertThatThrownBy(() -> a.waitForLock("queue", Duration.ofMillis(100)))
+        HeldElsewhere reader = holdInThread("reader", () -> a.lock(LockSpec.shared("queue")), false);
+        assertThatThrownBy(() -> a.waitForLock(LockSpec.of("queue"), Duration.ofMillis(100)))
                 .as("while a reader of this node holds the key").isInstanceOf(AlreadyLockedException.class);
         reader.letGo.countDown();
-        try (LockResource writer = a.waitForLock("queue", Duration.ofSeconds(30))) {
+        try (LockResource writer = a.waitForLock(LockSpec.of("queue"), Duration.ofSeconds(30))) {
             assertThat(writer.getLock().getMode()).isEqualTo(LockMode.EXCLUSIVE);
         }
         assertThat(a.isLocked("queue")).isFalse();
@@ -201,11 +202,11 @@ public abstract class LockModeContract extends ContractNodes {
     void reentryPerModeAndSharedUnderExclusiveCostNoStoreCall() throws Exception {
         InstrumentedStore store = new InstrumentedStore(store());
         LockManager a = start(nodeBuilder("a", store));
-        try (LockResource first = a.lockShared("k"); LockResource again = a.lockShared("k")) {
+        try (LockResource first = a.lock(LockSpec.shared("k")); LockResource again = a.lock(LockSpec.shared("k"))) {
             assertThat(again.isNewLock()).isFalse();
             assertThat(again.getFencingToken()).isEqualTo(first.getFencingToken());
         }
-        try (LockResource writer = a.lock("w"); LockResource reader = a.lockShared("w")) {
+        try (LockResource writer = a.lock("w"); LockResource reader = a.lock(LockSpec.shared("w"))) {
             assertThat(reader.isNewLock()).as("a shared hold under the thread's exclusive lock").isFalse();
             assertThat(reader.getFencingToken()).isEqualTo(writer.getFencingToken());
         }
@@ -217,10 +218,10 @@ public abstract class LockModeContract extends ContractNodes {
     @Test
     void anUpgradeIsRefusedAtOnceAndTheSharedHoldStays() throws Exception {
         LockManager a = node("a");
-        try (LockResource reader = a.lockShared("k")) {
+        try (LockResource reader = a.lock(LockSpec.shared("k"))) {
             assertThatThrownBy(() -> a.lock("k")).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("'k'").hasMessageContaining("upgrade").hasMessageContaining("SHARED");
-            assertThatThrownBy(() -> a.lockPath("k/child", LockMode.EXCLUSIVE))
+            assertThatThrownBy(() -> a.lock(LockSpec.path("k/child", LockMode.EXCLUSIVE)))
                     .as("an exclusive intention under one's own shared hold is an upgrade too")
                     .isInstanceOf(IllegalStateException.class);
             assertThat(reader.isLost()).isFalse();
@@ -257,15 +258,15 @@ public abstract class LockModeContract extends ContractNodes {
                 String secondPath = (String) row[reversed ? 0 : 2];
                 LockMode secondMode = (LockMode) row[reversed ? 1 : 3];
                 boolean conflict = (boolean) row[4];
-                try (LockResource first = a.lockPath(firstPath, firstMode)) {
+                try (LockResource first = a.lock(LockSpec.path(firstPath, firstMode))) {
                     String what = secondMode + " " + secondPath + " while " + firstMode + " " + firstPath + " is held";
                     if (conflict) {
-                        assertThatThrownBy(() -> b.lockPath(secondPath, secondMode)).as(what)
+                        assertThatThrownBy(() -> b.lock(LockSpec.path(secondPath, secondMode))).as(what)
                                 .isInstanceOf(AlreadyLockedException.class);
                         assertThat(b.getLocks()).as("%s left nothing of node b's", what)
                                 .noneMatch(lock -> lock.getOwnerNodeId().equals("b"));
                     } else {
-                        try (LockResource second = b.lockPath(secondPath, secondMode)) {
+                        try (LockResource second = b.lock(LockSpec.path(secondPath, secondMode))) {
                             assertThat(second.getLock().getKey()).as(what).isEqualTo(secondPath);
                         }
                     }
@@ -278,7 +279,7 @@ public abstract class LockModeContract extends ContractNodes {
     @Test
     void aHierarchicalHoldShowsTheIntentionsOnItsAncestors() throws Exception {
         LockManager a = node("a");
-        try (LockResource path = a.lockPath("x/y/z", LockMode.EXCLUSIVE)) {
+        try (LockResource path = a.lock(LockSpec.path("x/y/z", LockMode.EXCLUSIVE))) {
             assertThat(path.getLock().getKey()).isEqualTo("x/y/z");
             assertThat(a.getLocks()).extracting(Lock::getKey, Lock::getMode).containsExactlyInAnyOrder(
                     tuple("x", LockMode.INTENT_EXCLUSIVE),
@@ -287,9 +288,9 @@ public abstract class LockModeContract extends ContractNodes {
             assertThat(a.isLocked("x")).isTrue();
         }
         assertThat(a.getLocks()).isEmpty();
-        assertThatThrownBy(() -> a.lockPath("x//z", LockMode.SHARED)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> a.lock(LockSpec.path("x//z", LockMode.SHARED))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("empty segment");
-        assertThatThrownBy(() -> a.lockPath("x", LockMode.INTENT_SHARED)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> a.lock(LockSpec.path("x", LockMode.INTENT_SHARED))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("INTENT_SHARED");
     }
 
@@ -300,8 +301,8 @@ public abstract class LockModeContract extends ContractNodes {
         LockManager a = start(nodeBuilder("a", failing).lease(lease));
         LockManager b = start(nodeBuilder("b", new InstrumentedStore(store())).lease(lease));
         LockManager c = node("c");
-        HeldElsewhere readerA = holdInThread("reader-a", () -> a.lockShared("k"), true);
-        try (LockResource readerB = b.lockShared("k")) {
+        HeldElsewhere readerA = holdInThread("reader-a", () -> a.lock(LockSpec.shared("k")), true);
+        try (LockResource readerB = b.lock(LockSpec.shared("k"))) {
             failing.setUnreachable(true);
             await().atMost(Duration.ofSeconds(20)).until(() -> readerA.resource.isLost());
             await().atMost(Duration.ofSeconds(20)).until(() -> c.getLocks().size() == 1);
@@ -320,8 +321,8 @@ public abstract class LockModeContract extends ContractNodes {
     void abortInterruptsEveryHolderOfASharedKey() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        HeldElsewhere onA = holdInThread("reader-a", () -> a.lockShared("k"), false);
-        HeldElsewhere onB = holdInThread("reader-b", () -> b.lockShared("k"), false);
+        HeldElsewhere onA = holdInThread("reader-a", () -> a.lock(LockSpec.shared("k")), false);
+        HeldElsewhere onB = holdInThread("reader-b", () -> b.lock(LockSpec.shared("k")), false);
         a.abort("k");
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             assertThat(onA.interrupted).isTrue();
@@ -338,7 +339,7 @@ public abstract class LockModeContract extends ContractNodes {
             writer = w.getFencingToken();
         }
         long readers;
-        try (LockResource r1 = a.lockShared("t"); LockResource r2 = b.lockShared("t")) {
+        try (LockResource r1 = a.lock(LockSpec.shared("t")); LockResource r2 = b.lock(LockSpec.shared("t"))) {
             assertThat(r1.getFencingToken()).isGreaterThan(writer);
             assertThat(r2.getFencingToken()).isGreaterThan(writer);
             readers = Math.max(r1.getFencingToken(), r2.getFencingToken());
@@ -493,8 +494,8 @@ public abstract class LockModeContract extends ContractNodes {
         LockManager a = node("a");
         LockManager b = node("b");
         LockManager admin = node("admin");
-        HeldElsewhere first = holdInThread("reader-a", () -> a.lockShared("report"), true);
-        HeldElsewhere second = holdInThread("reader-b", () -> b.lockShared("report"), true);
+        HeldElsewhere first = holdInThread("reader-a", () -> a.lock(LockSpec.shared("report")), true);
+        HeldElsewhere second = holdInThread("reader-b", () -> b.lock(LockSpec.shared("report")), true);
         assertThat(admin.inspect("report", LockLevel.DC)).extracting(Lock::getMode)
                 .containsExactly(LockMode.SHARED, LockMode.SHARED);
         assertThat(admin.forceRelease("report", LockLevel.DC, "ops-carol")).isEqualTo(2);

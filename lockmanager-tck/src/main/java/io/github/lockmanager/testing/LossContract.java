@@ -1,6 +1,7 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;
@@ -109,7 +110,7 @@ public abstract class LossContract extends ContractNodes {
         BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
         LockManager a = start(nodeBuilder("a", cutOff).lossListener((lock, holder, reason) -> losses.add(reason)));
         LockManager b = node("b");
-        HeldElsewhere held = holdInThread("holder-job", () -> a.lock("job", LockLevel.DC, lease), false);
+        HeldElsewhere held = holdInThread("holder-job", () -> a.lock(LockSpec.of("job").at(LockLevel.DC).lease(lease)), false);
         assertThat(a.inspect("job", LockLevel.DC)).singleElement().satisfies(lock -> assertThat(
                 Duration.between(lock.getLockTime(), lock.getExpirationTime()))
                 .isBetween(lease.minusSeconds(1), lease.plusSeconds(1)));

@@ -2,6 +2,7 @@ package io.github.lockmanager.testing;
 
 import io.github.lockmanager.testing.support.Requests;
 import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;
@@ -154,7 +155,7 @@ public abstract class PermitContract extends ContractNodes {
     void permitHoldersOnTwoNodesShowEachAndRefuseTheNext() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        try (LockResource first = a.lockPermit("partner-api", 2); LockResource second = b.lockPermit("partner-api", 2)) {
+        try (LockResource first = a.lock(LockSpec.permits("partner-api", 2)); LockResource second = b.lock(LockSpec.permits("partner-api", 2))) {
             assertThat(first.getLock().getMode()).isEqualTo(LockMode.PERMIT);
             assertThat(first.getLock().getPermits()).isEqualTo(2);
             assertThat(second.getFencingToken()).isGreaterThan(first.getFencingToken());
@@ -162,7 +163,7 @@ public abstract class PermitContract extends ContractNodes {
                     .extracting(Lock::getOwnerNodeId).containsExactlyInAnyOrder("a", "b");
             AtomicReference<Throwable> third = new AtomicReference<>();
             spawn("third", () -> {
-                try (LockResource unexpected = a.lockPermit("partner-api", 2)) {
+                try (LockResource unexpected = a.lock(LockSpec.permits("partner-api", 2))) {
                     third.set(new AssertionError("a third holder got " + unexpected));
                 } catch (Throwable e) {
                     third.set(e);
@@ -171,10 +172,10 @@ public abstract class PermitContract extends ContractNodes {
             assertThat(third.get()).isInstanceOf(AlreadyLockedException.class);
             LockManager c = node("c");
             assertThatThrownBy(() -> c.lock("partner-api")).isInstanceOf(AlreadyLockedException.class);
-            assertThatThrownBy(() -> c.lockShared("partner-api")).isInstanceOf(AlreadyLockedException.class);
+            assertThatThrownBy(() -> c.lock(LockSpec.shared("partner-api"))).isInstanceOf(AlreadyLockedException.class);
         }
         try (LockResource writer = b.lock("partner-api")) {
-            assertThatThrownBy(() -> a.lockPermit("partner-api", 2)).isInstanceOf(AlreadyLockedException.class);
+            assertThatThrownBy(() -> a.lock(LockSpec.permits("partner-api", 2))).isInstanceOf(AlreadyLockedException.class);
         }
         assertThat(a.getLocks()).isEmpty();
     }
@@ -184,27 +185,27 @@ public abstract class PermitContract extends ContractNodes {
         InstrumentedStore store = new InstrumentedStore(store());
         LockManager a = start(nodeBuilder("a", store));
         LockManager b = node("b");
-        try (LockResource first = a.lockPermit("k", 2); LockResource again = a.lockPermit("k", 2)) {
+        try (LockResource first = a.lock(LockSpec.permits("k", 2)); LockResource again = a.lock(LockSpec.permits("k", 2))) {
             assertThat(again.isNewLock()).isFalse();
             assertThat(again.getFencingToken()).isEqualTo(first.getFencingToken());
             assertThat(store.calls("acquire")).as("a re-entry asks the store nothing").isEqualTo(1);
-            assertThatThrownBy(() -> a.lockPermit("k", 3)).as("the thread's own permit")
+            assertThatThrownBy(() -> a.lock(LockSpec.permits("k", 3))).as("the thread's own permit")
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("3").hasMessageContaining("2");
-            assertThatThrownBy(() -> b.lockPermit("k", 3)).as("another node's request")
+            assertThatThrownBy(() -> b.lock(LockSpec.permits("k", 3))).as("another node's request")
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("with 3 permits")
                     .hasMessageContaining("holds it with 2");
-            assertThatThrownBy(() -> b.waitForPermit("k", 3, b.getDefaultLevel(), Duration.ofSeconds(30)))
+            assertThatThrownBy(() -> b.waitForLock(LockSpec.permits("k", 3).at(b.getDefaultLevel()), Duration.ofSeconds(30)))
                     .as("a wait with another number ends at once").isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> a.lock("k")).as("an upgrade").isInstanceOf(IllegalStateException.class);
         }
-        try (LockResource writer = a.lock("w"); LockResource permit = a.lockPermit("w", 4)) {
+        try (LockResource writer = a.lock("w"); LockResource permit = a.lock(LockSpec.permits("w", 4))) {
             assertThat(permit.isNewLock()).as("a permit under the thread's exclusive lock").isFalse();
         }
-        assertThatThrownBy(() -> a.lockPermit("k", 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> a.lock(LockSpec.permits("k", 0))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("permits");
-        assertThatThrownBy(() -> a.lockPermit("k", LockManager.MAX_PERMITS + 1))
+        assertThatThrownBy(() -> a.lock(LockSpec.permits("k", LockManager.MAX_PERMITS + 1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("permits");
-        assertThatThrownBy(() -> a.lockPath("k/x", LockMode.PERMIT)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> a.lock(LockSpec.path("k/x", LockMode.PERMIT))).isInstanceOf(IllegalArgumentException.class);
         assertThat(a.getLocks()).isEmpty();
     }
 
@@ -212,11 +213,11 @@ public abstract class PermitContract extends ContractNodes {
     void aWaiterIsWokenByAReleaseOfAnyPermitOfItsNode() throws Exception {
         // a poll interval beyond the test's patience: only the release can wake the waiter in time
         LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).waitPollInterval(Duration.ofMinutes(10)));
-        HeldElsewhere one = holdInThread("one", () -> a.lockPermit("pool", 2, LockLevel.XDC), false);
-        HeldElsewhere two = holdInThread("two", () -> a.lockPermit("pool", 2, LockLevel.XDC), false);
+        HeldElsewhere one = holdInThread("one", () -> a.lock(LockSpec.permits("pool", 2).at(LockLevel.XDC)), false);
+        HeldElsewhere two = holdInThread("two", () -> a.lock(LockSpec.permits("pool", 2).at(LockLevel.XDC)), false);
         AtomicReference<Object> waited = new AtomicReference<>();
         Thread waiter = spawn("waiter", () -> {
-            try (LockResource permit = a.waitForPermit("pool", 2, LockLevel.XDC, Duration.ofSeconds(60))) {
+            try (LockResource permit = a.waitForLock(LockSpec.permits("pool", 2).at(LockLevel.XDC), Duration.ofSeconds(60))) {
                 waited.set(permit.getLock());
             } catch (Exception e) {
                 waited.set(e);
@@ -233,8 +234,8 @@ public abstract class PermitContract extends ContractNodes {
     void abortInterruptsEveryPermitHolder() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        HeldElsewhere onA = holdInThread("permit-a", () -> a.lockPermit("k", 3), false);
-        HeldElsewhere onB = holdInThread("permit-b", () -> b.lockPermit("k", 3), false);
+        HeldElsewhere onA = holdInThread("permit-a", () -> a.lock(LockSpec.permits("k", 3)), false);
+        HeldElsewhere onB = holdInThread("permit-b", () -> b.lock(LockSpec.permits("k", 3)), false);
         b.abort("k");
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             assertThat(onA.interrupted).isTrue();
@@ -248,7 +249,7 @@ public abstract class PermitContract extends ContractNodes {
         LockManager b = node("b");
         Thread dying = spawn("dying", () -> {
             try {
-                a.lockPermit("k", 1);
+                a.lock(LockSpec.permits("k", 1));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -257,15 +258,15 @@ public abstract class PermitContract extends ContractNodes {
         assertThat(dying.isAlive()).isFalse();
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(
                 AlreadyLockedException.class).until(() -> {
-                    try (LockResource permit = b.lockPermit("k", 1)) {
+                    try (LockResource permit = b.lock(LockSpec.permits("k", 1))) {
                         return permit.isNewLock();
                     }
                 });
 
-        HeldElsewhere cut = holdInThread("cut", () -> b.lockPermit("q", 1), true);
+        HeldElsewhere cut = holdInThread("cut", () -> b.lock(LockSpec.permits("q", 1)), true);
         assertThat(a.forceRelease("q", a.getDefaultLevel(), "the contract")).isEqualTo(1);
         await().atMost(Duration.ofSeconds(20)).until(() -> cut.resource.isLost());
-        try (LockResource next = a.lockPermit("q", 1)) {
+        try (LockResource next = a.lock(LockSpec.permits("q", 1))) {
             assertThat(next.getFencingToken()).isGreaterThan(cut.resource.getFencingToken());
         } finally {
             cut.letGo.countDown();
@@ -290,7 +291,7 @@ public abstract class PermitContract extends ContractNodes {
             for (int t = 0; t < 2; t++) {
                 workers.add(spawn(node.getNodeId() + "-" + t, () -> {
                     while (System.nanoTime() - end < 0 && failure.get() == null) {
-                        try (LockResource permit = node.waitForPermit("hot", permits, LockLevel.XDC,
+                        try (LockResource permit = node.waitForLock(LockSpec.permits("hot", permits).at(LockLevel.XDC),
                                 Duration.ofMillis(200))) {
                             int now = inside.incrementAndGet();
                             most.accumulateAndGet(now, Math::max);

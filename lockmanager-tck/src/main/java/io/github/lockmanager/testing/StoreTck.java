@@ -6,8 +6,8 @@ import org.junit.jupiter.api.Nested;
 /**
  * Everything a store must pass: the SPI rules ({@link LockStoreContract}) and the lock manager's behaviour on it
  * ({@link LockManagerContract}, {@link LossContract}), holds lent to guarded work ({@link GuardedHoldContract}), locks
- * owned by a task ({@link TaskLockContract}), and on a store that supports them, hand-offs between threads of a node
- * ({@link HandOffContract}), shared and hierarchical locks ({@link LockModeContract}) and permits
+ * owned by a task ({@link TaskLockContract}) in every mode ({@link TaskModeContract}), hand-offs between threads of a
+ * node ({@link HandOffContract}), shared and hierarchical locks ({@link LockModeContract}) and permits
  * ({@link PermitContract}). A store gets all of it by one small subclass that names the store:
  *
  * <pre>{@code
@@ -79,6 +79,14 @@ public abstract class StoreTck {
 
     @Nested
     class Tasks extends TaskLockContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+
+    @Nested
+    class TaskModes extends TaskModeContract {
         @Override
         protected LockStore store() {
             return StoreTck.this.store();

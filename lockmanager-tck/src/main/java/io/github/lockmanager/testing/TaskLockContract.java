@@ -1,6 +1,7 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.testing.support.InstrumentedStore;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLevel;
@@ -68,7 +69,7 @@ public abstract class TaskLockContract extends ContractNodes {
         LockManager a = node("a");
         LockManager b = node("b");
         Told told = new Told();
-        TaskLock lock = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export").listener(told));
+        TaskLock lock = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("export").listener(told));
 
         assertThat(lock.getHolder()).isNull();
         assertThat(lock.getTaskName()).isEqualTo("export");
@@ -76,7 +77,7 @@ public abstract class TaskLockContract extends ContractNodes {
         assertThat(lock.getFencingToken()).isPositive();
         assertThat(b.getLocks()).extracting(Lock::getHolderThreadName).contains("task:export");
         assertThatThrownBy(() -> a.lock("job")).as("a thread of the task's node").isInstanceOf(AlreadyLockedException.class);
-        assertThatThrownBy(() -> a.lockForTask("job", LockLevel.DC, TaskOptions.named("again")))
+        assertThatThrownBy(() -> a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("again")))
                 .as("a task lock is never re-entered").isInstanceOf(AlreadyLockedException.class);
         assertThatThrownBy(() -> b.lock("job")).as("another node").isInstanceOf(AlreadyLockedException.class);
 
@@ -93,7 +94,7 @@ public abstract class TaskLockContract extends ContractNodes {
     void aTaskLockHeldAtLeastKeepsItsKeyLockedAfterTheTaskIsDone() throws Exception {
         LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).renewalInterval(Duration.ofMillis(200)));
         LockManager b = node("b");
-        TaskLock lock = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export"));
+        TaskLock lock = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("export"));
 
         lock.closeHeldAtLeast(Duration.ofSeconds(2));
 
@@ -111,7 +112,7 @@ public abstract class TaskLockContract extends ContractNodes {
         InstrumentedStore store = new InstrumentedStore(store());
         LockManager a = start(nodeBuilder("a", store).lease(Duration.ofSeconds(3)).renewalInterval(Duration.ofMillis(200)));
         Told told = new Told();
-        TaskLock lock = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export").listener(told));
+        TaskLock lock = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("export").listener(told));
 
         store.setRenewalsLost(true);
 
@@ -129,7 +130,7 @@ public abstract class TaskLockContract extends ContractNodes {
         LockManager a = node("a");
         LockManager b = node("b");
         Told told = new Told();
-        TaskLock lock = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export").listener(told));
+        TaskLock lock = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("export").listener(told));
         java.util.concurrent.CompletableFuture<Void> aborted = lock.whenAbortRequested().toCompletableFuture();
         assertThat(aborted).isNotDone();
 
@@ -153,7 +154,7 @@ public abstract class TaskLockContract extends ContractNodes {
         LockManager b = node("b");
         AtomicBoolean active = new AtomicBoolean(true);
         Told told = new Told();
-        TaskLock lock = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export").activeWhile(active::get)
+        TaskLock lock = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("export").activeWhile(active::get)
                 .listener(told));
 
         active.set(false);
@@ -168,11 +169,11 @@ public abstract class TaskLockContract extends ContractNodes {
     void waitersParkNoThreadAndALocalReleaseWakesTheNextAtOnce() throws Exception {
         // a poll interval far beyond the test's patience: only the release itself can wake a waiter in time
         LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).waitPollInterval(Duration.ofMinutes(10)));
-        TaskLock first = a.lockForTask("job", LockLevel.DC, TaskOptions.named("first"));
+        TaskLock first = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("first"));
         Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
         List<CompletableFuture<TaskLock>> waiters = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            waiters.add(a.lockForTaskAsync("job", LockLevel.DC, Duration.ofMinutes(5), TaskOptions.named("w" + i))
+            waiters.add(a.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ofMinutes(5), TaskOptions.named("w" + i))
                     .toCompletableFuture());
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> tasksThreads("a") > 0);
@@ -200,11 +201,11 @@ public abstract class TaskLockContract extends ContractNodes {
         LockManager a = node("a");
         LockManager b = node("b");
         LockResource held = b.lock("job");
-        assertThatThrownBy(() -> a.lockForTaskAsync("job", LockLevel.DC, Duration.ofMillis(300), TaskOptions.named("t"))
+        assertThatThrownBy(() -> a.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ofMillis(300), TaskOptions.named("t"))
                 .toCompletableFuture().get(30, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(AlreadyLockedException.class);
 
-        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync("job", LockLevel.DC, Duration.ofMinutes(1),
+        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ofMinutes(1),
                 TaskOptions.named("t")).toCompletableFuture();
         held.close();
         waiter.get(30, TimeUnit.SECONDS).close();
@@ -221,7 +222,7 @@ public abstract class TaskLockContract extends ContractNodes {
         unwatch.run();
         // through a wrapper, which passes the watch on, and with a poll interval beyond the test's patience
         LockManager a = start(nodeBuilder("a", new InstrumentedStore(store)).waitPollInterval(Duration.ofMinutes(10)));
-        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync("job", LockLevel.DC, Duration.ofMinutes(5),
+        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ofMinutes(5),
                 TaskOptions.named("t")).toCompletableFuture();
         await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(30)).until(() -> !waiter.isDone());
 
@@ -234,8 +235,8 @@ public abstract class TaskLockContract extends ContractNodes {
     void cancellingAWaitEndsItAndLeavesNothingHeld() throws Exception {
         LockManager a = node("a");
         LockManager b = node("b");
-        TaskLock first = a.lockForTask("job", LockLevel.DC, TaskOptions.named("first"));
-        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync("job", LockLevel.DC, Duration.ofMinutes(5),
+        TaskLock first = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("first"));
+        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ofMinutes(5),
                 TaskOptions.named("second")).toCompletableFuture();
 
         assertThat(waiter.cancel(false)).isTrue();
@@ -257,8 +258,8 @@ public abstract class TaskLockContract extends ContractNodes {
                 holder[0].close();
             }
         };
-        holder[0] = a.lockForTask("job", LockLevel.DC, TaskOptions.named("export").listener(told));
-        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync("job", LockLevel.DC, Duration.ofMinutes(5),
+        holder[0] = a.lockForTask(LockSpec.of("job").at(LockLevel.DC), TaskOptions.named("export").listener(told));
+        CompletableFuture<TaskLock> waiter = a.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ofMinutes(5),
                 TaskOptions.named("second")).toCompletableFuture();
         await().atMost(Duration.ofSeconds(30)).until(() -> tasksThreads("closing") > 0);
 
@@ -268,7 +269,7 @@ public abstract class TaskLockContract extends ContractNodes {
         assertThat(told.next()).isEqualTo("released job");
         assertThatThrownBy(waiter::join).hasCauseInstanceOf(IllegalStateException.class);
         assertThat(tasksThreads("closing")).as("task threads left").isZero();
-        assertThatThrownBy(() -> a.lockForTaskAsync("job", LockLevel.DC, Duration.ZERO, TaskOptions.named("late")))
+        assertThatThrownBy(() -> a.lockForTaskAsync(LockSpec.of("job").at(LockLevel.DC), Duration.ZERO, TaskOptions.named("late")))
                 .isInstanceOf(IllegalStateException.class);
         LockManager b = node("b");
         b.lock("job").close();

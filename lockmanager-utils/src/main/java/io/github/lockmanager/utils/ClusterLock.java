@@ -1,5 +1,6 @@
 package io.github.lockmanager.utils;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
@@ -96,8 +97,8 @@ public final class ClusterLock implements Lock {
     }
 
     private LockResource await(Duration maxWait) throws LockException, InterruptedException {
-        return permits > 0 ? manager.waitForPermit(key, permits, level, maxWait)
-                : manager.waitForLock(key, level, maxWait);
+        return permits > 0 ? manager.waitForLock(LockSpec.permits(key, permits).at(level), maxWait)
+                : manager.waitForLock(LockSpec.of(key).at(level), maxWait);
     }
 
     /** Waits until the calling thread holds the lock; see the class comment for interrupts and failures. */
@@ -135,7 +136,7 @@ public final class ClusterLock implements Lock {
     @Override
     public boolean tryLock() {
         try {
-            push(permits > 0 ? manager.lockPermit(key, permits, level) : manager.lock(key, level));
+            push(permits > 0 ? manager.lock(LockSpec.permits(key, permits).at(level)) : manager.lock(key, level));
             return true;
         } catch (AlreadyLockedException e) {
             return false;

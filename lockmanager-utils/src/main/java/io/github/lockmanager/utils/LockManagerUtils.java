@@ -1,5 +1,6 @@
 package io.github.lockmanager.utils;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManager;
@@ -38,7 +39,7 @@ public final class LockManagerUtils {
     public static LockResource waitForLock(LockManager lockManager, String key, long waitIntervalMillis)
             throws LockException, InterruptedException {
         checkInterval(waitIntervalMillis);
-        return checkManager(lockManager).waitForLock(key, FOREVER);
+        return checkManager(lockManager).waitForLock(LockSpec.of(key), FOREVER);
     }
 
     /**
@@ -59,7 +60,7 @@ public final class LockManagerUtils {
         checkInterval(waitIntervalMillis);
         Require.argument(timeoutMillis >= 0, "timeoutMillis must be zero or more, was %d", timeoutMillis);
         try {
-            return checkManager(lockManager).waitForLock(key, Duration.ofMillis(timeoutMillis));
+            return checkManager(lockManager).waitForLock(LockSpec.of(key), Duration.ofMillis(timeoutMillis));
         } catch (AlreadyLockedException refused) {
             TimeoutException timedOut = new TimeoutException("timed out after " + timeoutMillis + " ms waiting for lock '"
                     + key + "': " + refused.getMessage());
@@ -93,7 +94,7 @@ public final class LockManagerUtils {
     public static <T> T callWithLock(LockManager lockManager, String key, Duration maxWait, Callable<T> task)
             throws Exception {
         checkTask(task);
-        try (LockResource ignored = checkManager(lockManager).waitForLock(key, maxWait)) {
+        try (LockResource ignored = checkManager(lockManager).waitForLock(LockSpec.of(key), maxWait)) {
             return task.call();
         }
     }
@@ -119,7 +120,7 @@ public final class LockManagerUtils {
     public static void runWithLock(LockManager lockManager, String key, Duration maxWait, Runnable task)
             throws LockException, InterruptedException {
         checkTask(task);
-        try (LockResource ignored = checkManager(lockManager).waitForLock(key, maxWait)) {
+        try (LockResource ignored = checkManager(lockManager).waitForLock(LockSpec.of(key), maxWait)) {
             task.run();
         }
     }

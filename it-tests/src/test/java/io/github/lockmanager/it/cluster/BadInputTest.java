@@ -29,7 +29,7 @@ class BadInputTest {
         try (LockManager manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId("n").build()) {
             LockResource held = manager.lock("held");
 
-            assertThatThrownBy(() -> manager.lock(null)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> manager.lock((String) null)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("null");
             assertThatThrownBy(() -> manager.lock("")).hasMessageContaining("empty");
             assertThatThrownBy(() -> manager.lock("x".repeat(257))).hasMessageContaining("257 chars");

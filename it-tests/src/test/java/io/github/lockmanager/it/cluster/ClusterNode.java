@@ -2,6 +2,7 @@ package io.github.lockmanager.it.cluster;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.GuardedHold;
 import io.github.lockmanager.LockLostException;
@@ -140,8 +141,8 @@ public final class ClusterNode {
                     while (System.nanoTime() < deadline) {
                         String key = "hot-" + random.nextInt(keys);
                         boolean reader = random.nextInt(100) < readersPercent;
-                        try (LockResource lock = permits > 0 ? manager.lockPermit(key, permits)
-                                : reader ? manager.lockShared(key) : manager.lock(key)) {
+                        try (LockResource lock = permits > 0 ? manager.lock(LockSpec.permits(key, permits))
+                                : reader ? manager.lock(LockSpec.shared(key)) : manager.lock(key)) {
                             long enter = counter.next();
                             TimeUnit.MICROSECONDS.sleep(random.nextInt(2_000));
                             long exit = counter.next();

@@ -1,5 +1,6 @@
 package io.github.lockmanager.it.cluster;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
@@ -92,7 +93,7 @@ class ProcessFaultTest {
         long killed = System.nanoTime();
         Instant leaseEnd = store.read(key("k")).orElseThrow().expirationTime();
 
-        try (LockResource taken = survivor.waitForLock("k", Duration.ofSeconds(30))) {
+        try (LockResource taken = survivor.waitForLock(LockSpec.of("k"), Duration.ofSeconds(30))) {
             long takeover = (System.nanoTime() - killed) / 1_000_000;
             Instant lockedAt = store.read(key("k")).orElseThrow().lockTime();
             long sinceLastRenewal = Duration.between(leaseEnd.minusMillis(LEASE), lockedAt).toMillis();
@@ -110,7 +111,7 @@ class ProcessFaultTest {
         long pausedToken = token(paused.await("HELD k", REPORT));
 
         paused.signal("STOP");
-        LockResource taken = survivor.waitForLock("k", Duration.ofSeconds(30));
+        LockResource taken = survivor.waitForLock(LockSpec.of("k"), Duration.ofSeconds(30));
         paused.signal("CONT");
 
         String interrupted = paused.await("INTERRUPTED k", REPORT);
@@ -137,8 +138,8 @@ class ProcessFaultTest {
         paused.await("HELD ", REPORT);
 
         paused.signal("STOP");
-        LockResource first = survivor.waitForLock("k1", Duration.ofSeconds(30));
-        LockResource second = survivor.waitForLock("k2", Duration.ofSeconds(30));
+        LockResource first = survivor.waitForLock(LockSpec.of("k1"), Duration.ofSeconds(30));
+        LockResource second = survivor.waitForLock(LockSpec.of("k2"), Duration.ofSeconds(30));
         paused.signal("CONT");
         paused.send("check k1");
         paused.send("release k2");
@@ -182,7 +183,7 @@ class ProcessFaultTest {
         long pausedToken = token(paused.await("HELD " + doc, REPORT));
 
         paused.signal("STOP");
-        try (LockResource taken = survivor.waitForLock(doc, Duration.ofSeconds(30));
+        try (LockResource taken = survivor.waitForLock(LockSpec.of(doc), Duration.ofSeconds(30));
              Connection c = source.getConnection()) {
             c.setAutoCommit(false);
             fences.admit(c, doc, taken.getFencingToken());

@@ -1,5 +1,6 @@
 package io.github.lockmanager.it.cluster;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
@@ -187,7 +188,7 @@ abstract class ProxiedOutageContract {
             proxy.partition();
             long start = System.nanoTime();
             // the store's operation timeout is 1 s: a wait of 200 ms must not last it out
-            assertThatThrownBy(() -> behindProxy.waitForLock("job", Duration.ofMillis(200)))
+            assertThatThrownBy(() -> behindProxy.waitForLock(LockSpec.of("job"), Duration.ofMillis(200)))
                     .isInstanceOf(LockManagerException.class);
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             System.out.printf(name() + " partition: waitForLock(200 ms) returned after %d ms (operation timeout "

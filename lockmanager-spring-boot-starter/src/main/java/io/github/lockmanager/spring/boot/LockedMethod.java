@@ -1,5 +1,6 @@
 package io.github.lockmanager.spring.boot;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLevel;
@@ -97,9 +98,6 @@ final class LockedMethod {
                 "it returns " + returns.getName() + ", whose work would go on after the method returned; a lock is "
                         + "held until the work ends for CompletionStage, CompletableFuture, Mono and Flux (the last two "
                         + "with lockmanager-reactor on the class path) only");
-        check(this.returns == Returns.VALUE || (mode == LockMode.EXCLUSIVE && permits == 0),
-                "a method returning " + returns.getSimpleName() + " is locked by a task lock, which is exclusive: "
-                        + "mode SHARED and permits apply to methods that return their result");
         check(this.returns != Returns.REACTIVE || holdAtLeast == null,
                 "holdAtLeast applies to methods returning a value or a CompletionStage, not to " + returns.getSimpleName());
         check(onBusy != OnBusy.SKIP || !returns.isPrimitive() || returns == void.class,
@@ -148,45 +146,28 @@ final class LockedMethod {
      * @throws AlreadyLockedException held elsewhere, when the method throws or its wait ended without it
      */
     LockResource acquire(LockManager manager, String key) throws LockException, InterruptedException {
-        LockLevel at = level != null ? level : manager.getDefaultLevel();
+        LockSpec spec = spec(manager, key);
         return switch (onBusy) {
-            case THROW -> take(manager, key, at);
-            case SKIP -> takeOrSkip(manager, key, at);
-            case WAIT -> await(manager, key, at);
+            case THROW -> manager.lock(spec);
+            case SKIP -> takeOrSkip(manager, spec);
+            case WAIT -> manager.waitForLock(spec, maxWait());
         };
     }
 
-    private LockResource take(LockManager manager, String key, LockLevel at) throws LockException {
-        if (permits > 0) {
-            return lease != null ? manager.lockPermit(key, permits, at, lease) : manager.lockPermit(key, permits, at);
-        }
-        if (lease != null) {
-            return mode == LockMode.SHARED ? manager.lockShared(key, at, lease) : manager.lock(key, at, lease);
-        }
-        return mode == LockMode.SHARED ? manager.lockShared(key, at) : manager.lock(key, at);
+    /** What a call with {@code key} locks: the method's mode or permits, at its level, with its lease. */
+    LockSpec spec(LockManager manager, String key) {
+        LockSpec spec = permits > 0 ? LockSpec.permits(key, permits)
+                : mode == LockMode.SHARED ? LockSpec.shared(key) : LockSpec.of(key);
+        spec = spec.at(level != null ? level : manager.getDefaultLevel());
+        return lease != null ? spec.lease(lease) : spec;
     }
 
-    private LockResource takeOrSkip(LockManager manager, String key, LockLevel at) throws LockException {
+    private static LockResource takeOrSkip(LockManager manager, LockSpec spec) throws LockException {
         try {
-            return take(manager, key, at);
+            return manager.lock(spec);
         } catch (AlreadyLockedException e) {
             return null;
         }
-    }
-
-    private LockResource await(LockManager manager, String key, LockLevel at)
-            throws LockException, InterruptedException {
-        Duration maxWait = waitFor != null ? waitFor : FOREVER;
-        if (permits > 0) {
-            return lease != null ? manager.waitForPermit(key, permits, at, lease, maxWait)
-                    : manager.waitForPermit(key, permits, at, maxWait);
-        }
-        if (lease != null) {
-            return mode == LockMode.SHARED ? manager.waitForSharedLock(key, at, lease, maxWait)
-                    : manager.waitForLock(key, at, lease, maxWait);
-        }
-        return mode == LockMode.SHARED ? manager.waitForSharedLock(key, at, maxWait)
-                : manager.waitForLock(key, at, maxWait);
     }
 
     /** Gives back the call's hold, keeping the key locked for {@code holdAtLeast} if it is set. */
@@ -202,11 +183,6 @@ final class LockedMethod {
         return returns;
     }
 
-    /** The level of every call. */
-    LockLevel level(LockManager manager) {
-        return level != null ? level : manager.getDefaultLevel();
-    }
-
     /** How long a call waits for its lock: zero unless {@code onBusy} is WAIT. */
     Duration maxWait() {
         return onBusy != OnBusy.WAIT ? Duration.ZERO : waitFor != null ? waitFor : FOREVER;
@@ -220,8 +196,7 @@ final class LockedMethod {
     TaskOptions task() {
         String task = name.length() <= TaskOptions.MAX_NAME_LENGTH ? name
                 : name.substring(name.length() - TaskOptions.MAX_NAME_LENGTH);
-        TaskOptions options = TaskOptions.named(task);
-        return lease != null ? options.lease(lease) : options;
+        return TaskOptions.named(task);
     }
 
     /** What a skipped call returns. */

@@ -1,7 +1,7 @@
 package io.github.lockmanager.spring.boot;
 
 import io.github.lockmanager.AlreadyLockedException;
-import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.reactor.ReactiveLocks;
 import io.github.lockmanager.spring.boot.ClusterLocked.OnBusy;
@@ -23,14 +23,14 @@ final class ReactiveLockedCall {
     static Object invoke(LockedMethod locked, LockManager manager, String key, MethodInvocation invocation) {
         MethodInvocation later = invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone() : invocation;
         ReactiveLocks locks = ReactiveLocks.of(manager);
-        LockLevel level = locked.level(manager);
+        LockSpec spec = locked.spec(manager, key);
         if (Mono.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
-            Mono<Object> run = locks.withLock(key, level, locked.maxWait(), locked.task(), held -> Mono.defer(() ->
+            Mono<Object> run = locks.withLock(spec, locked.maxWait(), locked.task(), held -> Mono.defer(() ->
                     Mono.from(proceed(later))));
             return locked.onBusy() == OnBusy.SKIP ? run.onErrorResume(AlreadyLockedException.class, e -> Mono.empty())
                     : run;
         }
-        Flux<Object> run = locks.withLockMany(key, level, locked.maxWait(), locked.task(), held -> Flux.defer(() ->
+        Flux<Object> run = locks.withLockMany(spec, locked.maxWait(), locked.task(), held -> Flux.defer(() ->
                 Flux.from(proceed(later))));
         return locked.onBusy() == OnBusy.SKIP ? run.onErrorResume(AlreadyLockedException.class, e -> Flux.empty()) : run;
     }

@@ -31,7 +31,7 @@ final class StageLockedCall {
         MethodInvocation later = locked.onBusy() == OnBusy.WAIT && invocation instanceof ProxyMethodInvocation proxy
                 ? proxy.invocableClone() : invocation;
         CompletionStage<TaskLock> lock = locked.onBusy() == OnBusy.WAIT
-                ? manager.lockForTaskAsync(key, locked.level(manager), locked.maxWait(), locked.task())
+                ? manager.lockForTaskAsync(locked.spec(manager, key), locked.maxWait(), locked.task())
                 : tryNow(locked, manager, key);
         CompletableFuture<Object> result = new CompletableFuture<>();
         lock.whenComplete((held, failure) -> {
@@ -52,7 +52,7 @@ final class StageLockedCall {
 
     private static CompletionStage<TaskLock> tryNow(LockedMethod locked, LockManager manager, String key) {
         try {
-            return CompletableFuture.completedFuture(manager.lockForTask(key, locked.level(manager), locked.task()));
+            return CompletableFuture.completedFuture(manager.lockForTask(locked.spec(manager, key), locked.task()));
         } catch (LockException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

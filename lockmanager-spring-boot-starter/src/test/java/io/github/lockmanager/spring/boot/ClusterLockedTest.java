@@ -231,6 +231,32 @@ class ClusterLockedTest {
     }
 
     @Test
+    void sharedStageMethodsOfTwoNodesHoldTheirKeyTogetherAndKeepAWriterOut() throws Exception {
+        AsyncOrders a = nodeA.getBean(AsyncOrders.class);
+        AsyncOrders b = nodeB.getBean(AsyncOrders.class);
+        LockManager manager = nodeA.getBean(LockManager.class);
+        CompletableFuture<String> workA = new CompletableFuture<>();
+        CompletableFuture<String> workB = new CompletableFuture<>();
+
+        CompletableFuture<String> readingA = a.readCatalogue(3, workA);
+        CompletableFuture<String> readingB = b.readCatalogue(3, workB);
+
+        assertThat(readingA).isNotDone();
+        assertThat(readingB).as("a second reader is let in").isNotDone();
+        assertThat(manager.getLocks()).filteredOn(lock -> lock.getKey().equals("catalogue-3"))
+                .extracting(io.github.lockmanager.Lock::getMode).containsExactly(LockMode.SHARED, LockMode.SHARED);
+        assertThatThrownBy(() -> manager.lock("catalogue-3")).as("a writer")
+                .isInstanceOf(AlreadyLockedException.class);
+
+        workA.complete("a");
+        workB.complete("b");
+
+        assertThat(readingA.get(30, TimeUnit.SECONDS)).isEqualTo("a");
+        assertThat(readingB.get(30, TimeUnit.SECONDS)).isEqualTo("b");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !manager.isLocked("catalogue-3"));
+    }
+
+    @Test
     void aMethodReturningAMonoRunsAtSubscriptionAndHoldsItsLockUntilTheMonoEnds() throws Exception {
         AsyncOrders a = nodeA.getBean(AsyncOrders.class);
         LockManager manager = nodeA.getBean(LockManager.class);
@@ -330,6 +356,11 @@ class ClusterLockedTest {
 
         @ClusterLocked(key = "export-#{#id}")
         public CompletableFuture<String> export(long id, CompletableFuture<String> work) {
+            return work;
+        }
+
+        @ClusterLocked(key = "catalogue-#{#id}", mode = LockMode.SHARED)
+        public CompletableFuture<String> readCatalogue(long id, CompletableFuture<String> work) {
             return work;
         }
 

@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.memory;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossReason;
@@ -200,7 +201,7 @@ class InMemoryLeaseTest {
         InstrumentedStore cutOff = new InstrumentedStore(shared);
         LockManager a = node("a", cutOff);
         LockManager b = node("b", new InstrumentedStore(shared));
-        a.lock("job", LockLevel.DC, SHORT);
+        a.lock(LockSpec.of("job").at(LockLevel.DC).lease(SHORT));
         a.lock("other");
         cutOff.setUnreachable(true);
 
@@ -216,7 +217,7 @@ class InMemoryLeaseTest {
         InstrumentedStore store = new InstrumentedStore(shared);
         LockManager a = node("a", store);
         LockManager b = node("b", new InstrumentedStore(shared));
-        LockResource lock = a.lock("job", LockLevel.DC, SHORT);
+        LockResource lock = a.lock(LockSpec.of("job").at(LockLevel.DC).lease(SHORT));
 
         // renewed every third of its lease, since the manager's 20 s would let it run out
         for (int cycle = 1; cycle <= 6; cycle++) {
@@ -237,7 +238,7 @@ class InMemoryLeaseTest {
         Duration longer = Duration.ofSeconds(90);
         for (int i = 0; i < 5; i++) {
             a.lock("default-" + i);
-            a.lock("longer-" + i, LockLevel.DC, longer);
+            a.lock(LockSpec.of("longer-" + i).at(LockLevel.DC).lease(longer));
         }
 
         // a 90 s lease is renewed at the manager's 20 s interval, in the same cycle as the default one
@@ -257,7 +258,7 @@ class InMemoryLeaseTest {
         LockManager a = node("a", store);
         for (int i = 0; i < 5; i++) {
             a.lock("default-" + i);
-            a.lock("longer-" + i, LockLevel.DC, Duration.ofSeconds(90));
+            a.lock(LockSpec.of("longer-" + i).at(LockLevel.DC).lease(Duration.ofSeconds(90)));
         }
 
         // no renewal is due while time stands still: each keeper tick (20 ms) checks all ten in one call; the
@@ -275,7 +276,7 @@ class InMemoryLeaseTest {
         InstrumentedStore cutOff = new InstrumentedStore(shared);
         BlockingQueue<LockLossReason> losses = new LinkedBlockingQueue<>();
         LockManager a = node("a", cutOff, losses);
-        LockResource lock = holder.submit(() -> a.lock("job", LockLevel.DC, SHORT)).get();
+        LockResource lock = holder.submit(() -> a.lock(LockSpec.of("job").at(LockLevel.DC).lease(SHORT))).get();
         LockResource other = a.lock("other");
         cutOff.setUnreachable(true);
 
@@ -294,9 +295,9 @@ class InMemoryLeaseTest {
     void aReentryKeepsTheLeaseTheLockWasTakenWith() throws Exception {
         InstrumentedStore store = new InstrumentedStore(shared);
         LockManager a = node("a", store);
-        a.lock("job", LockLevel.DC, SHORT);
+        a.lock(LockSpec.of("job").at(LockLevel.DC).lease(SHORT));
         a.lock("job");
-        a.lock("job", LockLevel.DC, Duration.ofMinutes(5));
+        a.lock(LockSpec.of("job").at(LockLevel.DC).lease(Duration.ofMinutes(5)));
 
         assertThat(store.calls("acquire")).as("re-entries cost no store call").isEqualTo(1);
         time.advance(SHORT.dividedBy(3));
@@ -307,8 +308,8 @@ class InMemoryLeaseTest {
     @Test
     void sharedLocksAndEveryStepOfAPathTakeTheLeaseAskedFor() throws Exception {
         LockManager a = node("a", new InstrumentedStore(shared));
-        a.lockShared("report", LockLevel.DC, SHORT);
-        a.lockPath("catalog/books", LockMode.EXCLUSIVE, LockLevel.DC, SHORT);
+        a.lock(LockSpec.shared("report").at(LockLevel.DC).lease(SHORT));
+        a.lock(LockSpec.path("catalog/books", LockMode.EXCLUSIVE).at(LockLevel.DC).lease(SHORT));
 
         assertThat(shared.list()).hasSize(3).allSatisfy(record ->
                 assertThat(record.expirationTime()).isEqualTo(time.now().plus(SHORT)));
@@ -318,11 +319,11 @@ class InMemoryLeaseTest {
     void aLeaseOutOfRangeIsRefusedNamingWhatIsWrong() throws Exception {
         LockManager a = node("a", new InstrumentedStore(shared));
 
-        assertThatThrownBy(() -> a.lock("job", LockLevel.DC, Duration.ofMillis(10)))
+        assertThatThrownBy(() -> a.lock(LockSpec.of("job").at(LockLevel.DC).lease(Duration.ofMillis(10))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("lease must be at least 100ms, was PT0.01S");
-        assertThatThrownBy(() -> a.lockShared("job", LockLevel.DC, Duration.ofDays(2)))
+        assertThatThrownBy(() -> a.lock(LockSpec.shared("job").at(LockLevel.DC).lease(Duration.ofDays(2))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease must be at most PT24H");
-        assertThatThrownBy(() -> a.lockPath("a/b", LockMode.SHARED, LockLevel.DC, null))
+        assertThatThrownBy(() -> a.lock(LockSpec.path("a/b", LockMode.SHARED).at(LockLevel.DC).lease(null)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
         assertThat(shared.list()).as("nothing was taken").isEmpty();
     }

@@ -2,6 +2,7 @@ package io.github.lockmanager.store.aerospike;
 
 import com.aerospike.client.AerospikeClient;
 import com.aerospike.client.policy.ClientPolicy;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
@@ -103,7 +104,7 @@ class AerospikeMixedModesStressTest {
                              ConcurrentLinkedQueue<String> violations) throws Exception {
         long lastOut = inside.lastTokenOut.get();
         long lastWriterOut = inside.lastWriterTokenOut.get();
-        try (LockResource held = shared ? manager.lockShared(key) : manager.lock(key)) {
+        try (LockResource held = shared ? manager.lock(LockSpec.shared(key)) : manager.lock(key)) {
             long token = held.getFencingToken();
             String who = (shared ? "reader " : "writer ") + Thread.currentThread().getName() + " of " + key
                     + " with token " + token;

@@ -2,6 +2,7 @@ package io.github.lockmanager.store.aerospike;
 
 import com.aerospike.client.AerospikeClient;
 import com.aerospike.client.policy.ClientPolicy;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManager;
@@ -132,7 +133,7 @@ class AerospikeServerRestartTest {
             Thread other = new Thread(() -> {
                 // node n2 asks for the long holder's key every few milliseconds, across the restart
                 while (!longReleased.get()) {
-                    try (LockResource again = managers.get(1).waitForLock("long", Duration.ZERO)) {
+                    try (LockResource again = managers.get(1).waitForLock(LockSpec.of("long"), Duration.ZERO)) {
                         if (letGo.getCount() > 0 && !longTold.get()) {
                             takenWhileHeld.incrementAndGet();
                             violations.add("'long' granted to n2 while n1 held it untold, token " + again.getFencingToken());

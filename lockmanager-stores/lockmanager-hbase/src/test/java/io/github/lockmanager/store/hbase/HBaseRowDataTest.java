@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.hbase;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLostException;
@@ -212,7 +213,7 @@ class HBaseRowDataTest {
                 .hasMessageContaining("'a:b'");
         assertThatThrownBy(() -> new HBaseRowData(null, "data")).hasMessageContaining("store");
         LockManager a = node("a", store, Duration.ofSeconds(30));
-        try (LockResource shared = a.lockShared("report")) {
+        try (LockResource shared = a.lock(LockSpec.shared("report"))) {
             assertThatThrownBy(() -> data.read(shared)).isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("SHARED");
         }

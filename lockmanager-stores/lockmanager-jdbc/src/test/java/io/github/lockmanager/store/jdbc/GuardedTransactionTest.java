@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.jdbc;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
@@ -401,7 +402,7 @@ class GuardedTransactionTest {
                     .hasMessageContaining("auto-commit");
         }
         Connection c = transaction(database);
-        try (LockResource shared = node.lockShared("shared-" + id())) {
+        try (LockResource shared = node.lock(LockSpec.shared("shared-" + id()))) {
             assertThatThrownBy(() -> store.guard(c, shared)).isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("SHARED");
         }

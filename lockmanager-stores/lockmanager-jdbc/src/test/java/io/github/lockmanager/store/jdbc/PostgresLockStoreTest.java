@@ -2,6 +2,7 @@ package io.github.lockmanager.store.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
@@ -66,7 +67,7 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
                 CompletableFuture<LockResource> waiter = new CompletableFuture<>();
                 Thread waiting = new Thread(() -> {
                     try {
-                        waiter.complete(b.waitForLock("job", Duration.ofMinutes(10)));
+                        waiter.complete(b.waitForLock(LockSpec.of("job"), Duration.ofMinutes(10)));
                     } catch (Exception e) {
                         waiter.completeExceptionally(e);
                     }
@@ -139,7 +140,7 @@ class PostgresLockStoreTest extends JdbcLockStoreContract {
                     // a new row, then the free row it left, then a shared holder
                     manager.lock("job").close();
                     manager.lock("job").close();
-                    manager.lockShared("report").close();
+                    manager.lock(LockSpec.shared("report")).close();
                 }
                 try (Connection c = pool.getConnection(); Statement s = c.createStatement();
                      ResultSet rs = s.executeQuery("SELECT current_setting('synchronous_commit') = "

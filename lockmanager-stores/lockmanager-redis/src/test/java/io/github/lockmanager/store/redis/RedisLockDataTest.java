@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.redis;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLostException;
@@ -159,7 +160,7 @@ class RedisLockDataTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NUL");
             assertThat(data.read(held)).as("nothing written by a refused change").isEmpty();
         }
-        try (LockResource shared = a.lockShared("report")) {
+        try (LockResource shared = a.lock(LockSpec.shared("report"))) {
             assertThatThrownBy(() -> data.read(shared)).isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("SHARED");
         }

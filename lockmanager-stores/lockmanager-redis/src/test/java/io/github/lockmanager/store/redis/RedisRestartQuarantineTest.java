@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.redis;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManager;
@@ -149,7 +150,7 @@ class RedisRestartQuarantineTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("restartQuarantine");
             store.endRestartQuarantine();
             try (LockManager manager = LockManagerBuilder.newBuilder().store(store).lease(LEASE).build()) {
-                assertThatThrownBy(() -> manager.lock("long", io.github.lockmanager.LockLevel.DC, LEASE.plusMillis(1)))
+                assertThatThrownBy(() -> manager.lock(LockSpec.of("long").at(io.github.lockmanager.LockLevel.DC).lease(LEASE.plusMillis(1))))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("restartQuarantine");
                 manager.lock("short").close();
             }
@@ -233,7 +234,7 @@ class RedisRestartQuarantineTest {
         long end = System.nanoTime() + wait.toNanos();
         while (true) {
             try {
-                return manager.waitForLock(key, Duration.ZERO);
+                return manager.waitForLock(LockSpec.of(key), Duration.ZERO);
             } catch (AlreadyLockedException | LockManagerException refusedOrDown) {
                 if (System.nanoTime() - end > 0) {
                     throw refusedOrDown;

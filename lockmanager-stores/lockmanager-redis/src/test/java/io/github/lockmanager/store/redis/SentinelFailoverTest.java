@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.redis;
 
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
@@ -115,7 +116,7 @@ class SentinelFailoverTest {
                 for (String key : heldByA) {
                     await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(LockManagerException.class)
                             .until(() -> {
-                                try (LockResource taken = b.waitForLock(key, Duration.ZERO)) {
+                                try (LockResource taken = b.waitForLock(LockSpec.of(key), Duration.ZERO)) {
                                     takenByB.add(key);
                                     if (taken.getFencingToken() <= tokensOfA.get(key)) {
                                         inversions[0]++;
