@@ -185,24 +185,12 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
-     * Waits until a node releases {@code key}, held exclusively now, where the store can be told of releases
-     * (PostgreSQL's {@code LISTEN/NOTIFY}), for at most {@code timeout}; a waiter uses it instead of sleeping between
-     * tries. A lock whose lease runs out is not announced: the caller tries again after {@code timeout} anyway.
-     * The default cannot be told and returns {@code false} at once.
-     *
-     * @return {@code true} if this call waited (woken by a release or not); {@code false} at once if it could not
-     *         wait for a release of the key: the store cannot be told, or the key is not held exclusively now
-     * @throws InterruptedException if the calling thread was interrupted while waiting
-     */
-    default boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
-        return false;
-    }
-
-    /**
-     * {@link #awaitRelease} without a waiting thread, for waiters that park none (task locks): {@code wake} runs once,
-     * on a thread of the store, when a release of {@code key} is announced, when the store stops hearing announcements,
-     * or at once (on the calling thread) if the key is not held exclusively now. It must be quick: the manager only
-     * schedules a try there. The default cannot be told and returns {@code null}: the caller polls.
+     * Watches for a release of {@code key}, held exclusively now, where the store can be told of releases (PostgreSQL's
+     * {@code LISTEN/NOTIFY}, Redis' pub/sub); a waiter, a thread's or a task's, uses it instead of polling between
+     * tries. {@code wake} runs once, on a thread of the store, when a release of {@code key} is announced, when the
+     * store stops hearing announcements, or at once (on the calling thread) if the key is not held exclusively now. It
+     * must be quick: the manager only wakes the waiter there. A lock whose lease runs out is not announced: the waiter
+     * tries again after a while anyway. The default cannot be told and returns {@code null}: the caller polls.
      *
      * @return what cancels the watch (after which {@code wake} may still run once), or {@code null} if the store
      *         cannot announce releases

@@ -1,23 +1,18 @@
 package io.github.lockmanager.engine;
 
-import io.github.lockmanager.Lock;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockMode;
-import io.github.lockmanager.LockStatus;
 import io.github.lockmanager.spi.LockHandle;
-import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.WeakReference;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
 
 /**
- * One acquisition of one key by one owner of this node (a thread; a task's is a {@link TaskAcquisition}), from the store call that asks for it to the moment
- * it ends and then is gone (its record released in the store, or known not to be ours, and the entry out of the
+ * One acquisition of one key by one owner of this node (a thread; a task's is a {@link TaskAcquisition}), from the
+ * store call that asks for it to the moment it ends and then is gone (its record released in the store, or known not to be ours, and the entry out of the
  * local table: {@link AcquisitionTable#retire}). Between the two, threads of this node still see the key as held
  * here, so a local waiter wakes only when the store will let it in. The local table maps each key to at most one.
  *
@@ -30,16 +25,14 @@ import java.util.function.IntUnaryOperator;
  * one atomic update each and no monitor. The rarer changes (abort delivery, "gone") are under this object's
  * monitor, which waiters for "gone" also wait on; no store I/O ever happens under it.
  *
- * <p>A held lock costs heap for as long as it is held, so this keeps no more than it needs: it is itself the weak
- * reference to its holder thread (one object instead of two), keeps of the store's record of the grant only the
- * numbers it shows (no record, no {@link Instant}s, no strings a database driver made), and no latch.
+ * <p>A held lock costs heap for as long as it is held, so this keeps no more than it needs: what it shows of its
+ * holder and grant is its superclass's ({@link HeldGrant}), and it has no latch.
  */
-class Acquisition extends WeakReference<Thread> {
+class Acquisition extends HeldGrant {
     private static final int ACQUIRING = 0;
     private static final int ENDED = -1;
     /** The last hold is being given back by guarded work that removes the record itself ({@code HoldResource.Guard}). */
     private static final int RELEASING = -2;
-    private static final LockStatus[] STATUSES = LockStatus.values();
     private static final VarHandle HOLDS;
 
     static {
@@ -50,8 +43,6 @@ class Acquisition extends WeakReference<Thread> {
         }
     }
 
-    private final LockHandle handle;
-    private final String holderName;
     /** The manager's default policy, or the one of the lease this acquisition was asked with: shared, not copied. */
     private final LeasePolicy leases;
     /** {@link #ACQUIRING}, {@link #ENDED}, or the number of holds of a held acquisition (at least 1). */
@@ -61,20 +52,6 @@ class Acquisition extends WeakReference<Thread> {
     private volatile int goneWaiters;
     private volatile boolean lost;
     private boolean abortDelivered;
-    /**
-     * What the store's record of the grant said; written before the grant publishes them by setting {@link #holds}.
-     * The status is kept as its ordinal + 1 (0 until granted) and the expiry as the time from the lock time, which a
-     * lease of at most a day ({@link LeasePolicy#LONGEST}) keeps within an int: 8 bytes less per held lock.
-     */
-    private byte grantedStatus;
-    private int grantedLeaseMillis;
-    private long fencingToken;
-    private long lockTimeMillis;
-    /** Engine time of the grant, for how long it has been held. */
-    private long grantedAtNanos;
-    /** Engine time until which the store's lease is known to last. */
-    private volatile long confirmedUntilNanos;
-
     /** An exclusive acquisition of {@code holder}; {@link ModeAcquisition} is one in another mode. */
     Acquisition(LockHandle handle, Thread holder, LeasePolicy leases) {
         this(handle, holder, holder.getName(), leases);
@@ -82,28 +59,13 @@ class Acquisition extends WeakReference<Thread> {
 
     /** An acquisition of a holder that is {@code holder}, or of a task (no thread) when {@code holder} is null. */
     Acquisition(LockHandle handle, Thread holder, String holderName, LeasePolicy leases) {
-        super(holder);
-        this.handle = handle;
-        this.holderName = holderName;
+        super(handle, holder, holderName);
         this.leases = leases;
-    }
-
-    LockHandle handle() {
-        return handle;
     }
 
     /** The timing rules of this acquisition's lease. */
     LeasePolicy leases() {
         return leases;
-    }
-
-    LockKey key() {
-        return handle.key();
-    }
-
-    /** The holding thread, or {@code null} once it has been collected. */
-    Thread holder() {
-        return get();
     }
 
     LockMode mode() {
@@ -120,16 +82,6 @@ class Acquisition extends WeakReference<Thread> {
         return 0;
     }
 
-    String holderName() {
-        return holderName;
-    }
-
-    boolean isHeldBy(Thread thread) {
-        // not get() == thread: refersTo skips get()'s keep-alive read barrier, and every re-entry and unlock asks
-        // this (a faster re-entry in JMH, and a smaller compiled lock)
-        return refersTo(thread);
-    }
-
     /** Whether the holder still needs the lock: its thread is alive (a task's: it says it is active). */
     boolean isHolderAlive() {
         Thread t = get();
@@ -138,12 +90,12 @@ class Acquisition extends WeakReference<Thread> {
 
     /** Who held this acquisition and why it no longer needs it, for the log of its reclaim. */
     String holderGone() {
-        return "Thread '" + holderName + "' died";
+        return "Thread '" + holderName() + "' died";
     }
 
     /** Who holds it, for messages. */
     String holderText() {
-        return "thread '" + holderName + "'";
+        return "thread '" + holderName() + "'";
     }
 
     /** An abort was asked for: a task is told here, a thread is interrupted instead ({@link Delivery}). */
@@ -156,14 +108,7 @@ class Acquisition extends WeakReference<Thread> {
 
     /** The store granted the lock at {@code grantedAtNanos}: one hold, lease known until {@code confirmedUntilNanos}. */
     void grant(LockRecord record, long grantedAtNanos, long confirmedUntilNanos) {
-        grantedStatus = (byte) (record.status().ordinal() + 1);
-        fencingToken = record.fencingToken();
-        lockTimeMillis = record.lockTime().toEpochMilli();
-        long leaseMillis = record.expirationTime().toEpochMilli() - lockTimeMillis;
-        // a store's record spans the lease it was asked for; only a broken one could overflow, and is shown capped
-        grantedLeaseMillis = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, leaseMillis));
-        this.grantedAtNanos = grantedAtNanos;
-        this.confirmedUntilNanos = confirmedUntilNanos;
+        recordGrant(record, grantedAtNanos, confirmedUntilNanos);
         // only the acquiring thread changes an acquisition that is not yet held, so no compare-and-set; the release
         // write publishes the fields above to whoever reads the hold count
         if (holds != ACQUIRING) {
@@ -265,11 +210,6 @@ class Acquisition extends WeakReference<Thread> {
         return gone;
     }
 
-    /** Whether a thread waits for this acquisition to be gone. */
-    boolean isAwaited() {
-        return goneWaiters > 0;
-    }
-
     /** {@code true} the first time an abort is delivered, so a holder is interrupted once per acquisition. */
     synchronized boolean takeAbortDelivery() {
         if (!isHeld() || abortDelivered) {
@@ -288,47 +228,12 @@ class Acquisition extends WeakReference<Thread> {
         return holds == RELEASING;
     }
 
-    /**
-     * Whether the store's grant reached this acquisition: one released because the grant came too late to use, or
-     * at shutdown while in flight, never was.
-     */
-    boolean wasGranted() {
-        return grantedStatus != 0;
-    }
-
     boolean isLost() {
         return lost;
     }
 
     int holds() {
         return Math.max(holds, 0);
-    }
-
-    /** The grant's fencing token; for the holder, or for a thread that saw this acquisition held. */
-    long fencingToken() {
-        return fencingToken;
-    }
-
-    /** The lock as the store granted it to {@code nodeId}; for the holder, or for a thread that saw it held. */
-    Lock grantedLock(String nodeId) {
-        return new Lock(handle.key().name(), handle.key().level(), nodeId, holderName, Instant.ofEpochMilli(lockTimeMillis),
-                Instant.ofEpochMilli(lockTimeMillis + grantedLeaseMillis), STATUSES[grantedStatus - 1], fencingToken,
-                mode(), permits());
-    }
-
-    long grantedAtNanos() {
-        return grantedAtNanos;
-    }
-
-    long confirmedUntilNanos() {
-        return confirmedUntilNanos;
-    }
-
-    /** Moves the known end of the lease forward, never back: answers may arrive out of order. */
-    synchronized void confirmUntil(long nanos) {
-        if (nanos - confirmedUntilNanos > 0) {
-            confirmedUntilNanos = nanos;
-        }
     }
 
     synchronized boolean awaitGone(long timeout, TimeUnit unit) throws InterruptedException {
@@ -350,7 +255,7 @@ class Acquisition extends WeakReference<Thread> {
 
     @Override
     public String toString() {
-        return "'" + handle.key().name() + "' (" + handle.key().level() + (mode() == LockMode.EXCLUSIVE ? "" : ", " + mode())
+        return "'" + key().name() + "' (" + key().level() + (mode() == LockMode.EXCLUSIVE ? "" : ", " + mode())
                 + ") held by " + holderText();
     }
 }

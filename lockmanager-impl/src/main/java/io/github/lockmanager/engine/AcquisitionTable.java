@@ -7,7 +7,6 @@ import io.github.lockmanager.spi.LockKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -36,13 +35,6 @@ final class AcquisitionTable {
      * field of each acquisition, since few locks are ever guarded and every held lock would pay for the field.
      */
     private final ConcurrentHashMap<Acquisition, Integer> guarded = new ConcurrentHashMap<>();
-    /**
-     * Where waiters for a permit wait: any permit holder of the key leaving is their turn, and one monitor per table
-     * spares each acquisition a waiter list. {@link #retire} takes it only when {@link #permitWaiters} counts one.
-     */
-    private final Object permitGone = new Object();
-    private volatile int permitWaiters;
-
     /** The exclusive acquisition of a key. */
     Acquisition get(LockLevel level, String name) {
         return exclusive(level).get(name);
@@ -90,10 +82,10 @@ final class AcquisitionTable {
         exclusive(acquisition.key().level()).remove(acquisition.key().name(), acquisition);
     }
 
-    /** Told of every key an acquisition of this node has left, for waiters that park no thread; set once. */
+    /** Told of every key an acquisition of this node has left, for its waiters; set once. */
     private Consumer<LockKey> goneWatch;
 
-    /** Sets who is told of keys left ({@link AsyncWaits}); before the table is shared with other threads. */
+    /** Sets who is told of keys left ({@link WaitQueue}); before the table is shared with other threads. */
     void watchGone(Consumer<LockKey> watch) {
         this.goneWatch = watch;
     }
@@ -104,41 +96,6 @@ final class AcquisitionTable {
         acquisition.markGone();
         if (goneWatch != null) {
             goneWatch.accept(acquisition.key());
-        }
-        // a waiter counts itself before it looks, and this reads the count after the mark: one of the two sees the other
-        if (permitWaiters > 0 && acquisition.mode() == LockMode.PERMIT) {
-            synchronized (permitGone) {
-                permitGone.notifyAll();
-            }
-        }
-    }
-
-    /**
-     * Waits until one of the permit holders of the key on this node that are here now is gone (a permit waiter's turn
-     * comes with any one of them leaving), until {@code deadlineNanos} of {@link System#nanoTime()}.
-     *
-     * @return {@code true} if one is gone, or none was here
-     */
-    boolean awaitAnyPermitGone(LockLevel level, String name, long deadlineNanos) throws InterruptedException {
-        synchronized (permitGone) {
-            permitWaiters++;
-            try {
-                List<Acquisition> here = all(level, name);
-                while (true) {
-                    for (Acquisition local : here) {
-                        if (local.isGone()) {
-                            return true;
-                        }
-                    }
-                    long remaining = deadlineNanos - System.nanoTime();
-                    if (here.isEmpty() || remaining <= 0) {
-                        return here.isEmpty();
-                    }
-                    TimeUnit.NANOSECONDS.timedWait(permitGone, remaining);
-                }
-            } finally {
-                permitWaiters--;
-            }
         }
     }
 
@@ -160,31 +117,6 @@ final class AcquisitionTable {
             }
         }
         return found;
-    }
-
-    /**
-     * Waits until no acquisition of the key is left, in any mode (an exclusive waiter is kept out by shared holders
-     * as much as by a writer), until {@code deadlineNanos} of {@link System#nanoTime()}.
-     *
-     * @return {@code true} if none is left
-     */
-    boolean awaitAllGone(LockLevel level, String name, long deadlineNanos) throws InterruptedException {
-        while (true) {
-            boolean waited = false;
-            for (Acquisition local : all(level, name)) {
-                if (local.isGone()) {
-                    continue;
-                }
-                waited = true;
-                long remaining = deadlineNanos - System.nanoTime();
-                if (remaining <= 0 || !local.awaitGone(remaining, TimeUnit.NANOSECONDS)) {
-                    return false;
-                }
-            }
-            if (!waited) {
-                return true;
-            }
-        }
     }
 
     /** The acquisitions currently held, in no particular order. */

@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * The records this node keeps for a moment after a holder let go of them, because another thread of this node waits
- * for the key: the next thread of this node that asks for the key takes the record over in its acquisition
+ * The records this node keeps for a moment after a holder let go of them, because a waiter of this node (a thread or a
+ * task) waits for the key: the next thread of this node that asks for the key takes the record over in its acquisition
  * ({@link io.github.lockmanager.spi.LockRequest#predecessor()}), one store call instead of a release and an
  * acquisition. A key is handed over at most {@code maxLocalHandOffs} times in a row; the release after that is a real
  * one, so that waiters on other nodes get their chance. Whoever takes a parked record out of here (a claim, or the
@@ -36,6 +36,7 @@ final class HandOffs {
 
     private final int maxInARow;
     private final Lifecycle lifecycle;
+    private final WaitQueue waiting;
     private final ConcurrentHashMap<LockKey, Parked> parked = new ConcurrentHashMap<>();
     /**
      * Only the keys whose current holder was handed its key: hot keys, a few. An entry whose holder ended without
@@ -43,19 +44,20 @@ final class HandOffs {
      */
     private final ConcurrentHashMap<LockKey, Run> runs = new ConcurrentHashMap<>();
 
-    HandOffs(EngineSettings settings, Lifecycle lifecycle) {
+    HandOffs(EngineSettings settings, Lifecycle lifecycle, WaitQueue waiting) {
         this.maxInARow = settings.maxLocalHandOffs();
         this.lifecycle = lifecycle;
+        this.waiting = waiting;
     }
 
     /**
-     * Parks the record of {@code ended}, whose last hold was just given back, if a thread of this node waits for the
+     * Parks the record of {@code ended}, whose last hold was just given back, if a waiter of this node waits for the
      * key and the key has not been handed over too often in a row; {@code null} if the record is to be released.
      */
     Parked park(Acquisition ended) {
         LockKey key = ended.key();
         Run run = runs.isEmpty() ? null : runs.remove(key);
-        if (maxInARow == 0 || !ended.isAwaited() || ended.mode() != LockMode.EXCLUSIVE || !lifecycle.isOpen()) {
+        if (maxInARow == 0 || !waiting.isAwaited(key) || ended.mode() != LockMode.EXCLUSIVE || !lifecycle.isOpen()) {
             return null;
         }
         int inARow = run != null && run.holder().equals(ended.handle()) ? run.inARow() : 0;

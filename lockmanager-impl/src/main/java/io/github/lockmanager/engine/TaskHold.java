@@ -18,9 +18,9 @@ import java.util.concurrent.CompletionStage;
 final class TaskHold implements TaskLock {
     private final LockResource hold;
     private final TaskOwner owner;
-    private final AsyncWaits tasks;
+    private final TaskThreads tasks;
 
-    TaskHold(LockResource hold, TaskOwner owner, AsyncWaits tasks) {
+    TaskHold(LockResource hold, TaskOwner owner, TaskThreads tasks) {
         this.hold = hold;
         this.owner = owner;
         this.tasks = tasks;

@@ -3,73 +3,60 @@ package io.github.lockmanager.engine;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockEventListener.WaitResult;
 import io.github.lockmanager.LockException;
-import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
-import io.github.lockmanager.internal.Require;
-import io.github.lockmanager.spi.LockStore;
-import io.github.lockmanager.store.support.CallDeadline;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.spi.LockKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Blocking waits for a lock: try, and when refused wait for the holder to let go, then try again, until taken or the
- * wait's time is up. A holder of this node wakes its waiters when it lets go (and may hand its record over); one
- * elsewhere is waited for where the store announces releases, else polled with a jittered backoff up to the manager's
- * poll interval. Each wait is one event ({@link Events#waited}), its tries after the first no refusals of their own.
+ * Waits for a lock, of threads and of tasks alike: try, and when refused park a {@link Waiter} until it may get the
+ * key ({@link Parking}: a local release, the store's announcement or a timer wakes it), then try again, until taken
+ * or the wait's time is up. A thread waiter parks its thread on the waiter; a task waiter parks none: its tries and
+ * timer run on the {@link TaskThreads}. Each wait is one event ({@link Events#waited}), its tries after the
+ * first no refusals of their own.
  */
 final class Waits {
     private static final Logger log = LoggerFactory.getLogger(Waits.class);
 
-    /** One try at the lock a wait is for. */
-    @FunctionalInterface
-    interface Attempt extends TryOnce<LockResource> {
-    }
-
-    /**
-     * How many poll intervals a waiter whose store announces releases (PostgreSQL, Redis) waits for the announcement
-     * before it asks the store again anyway, in case one was missed (the store's listener reconnected meanwhile): 5 s
-     * at the default interval, so that such a waiter costs well under one store call a second.
-     */
-    private static final int ANNOUNCED_SAFETY_INTERVALS = 50;
-
-    /** What a try that starts at its wait's deadline is given: enough for one round trip to a store nearby. */
-    static final long LAST_TRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
     private final String nodeId;
-    private final long pollNanos;
-    private final AcquisitionTable table;
-    private final KeyScope keys;
-    private final LockStore store;
+    private final Parking parking;
     private final Events events;
+    private final Lifecycle lifecycle;
+    private final TaskThreads tasks;
+    private final Set<TaskWaiter> taskWaiters = ConcurrentHashMap.newKeySet();
 
-    Waits(EngineSettings settings, AcquisitionTable table, KeyScope keys, Events events) {
+    Waits(EngineSettings settings, Parking parking, TaskThreads tasks, Events events, Lifecycle lifecycle) {
         this.nodeId = settings.nodeId();
-        this.pollNanos = settings.waitPollInterval().toNanos();
-        this.table = table;
-        this.keys = keys;
-        this.store = settings.store();
+        this.parking = parking;
         this.events = events;
+        this.lifecycle = lifecycle;
+        this.tasks = tasks;
     }
 
     /**
-     * Takes the lock through {@code attempt}, waiting up to {@code maxWait} for it.
+     * Takes the lock through {@code attempt} on the calling thread, waiting up to {@code maxWait} for it.
      *
      * @throws AlreadyLockedException if {@code maxWait} passed first: the last refusal, with how long it waited
      * @throws InterruptedException   if the calling thread was interrupted before or while it waited
      */
-    LockResource await(Attempt attempt, String key, LockLevel level, LockMode mode, Duration maxWait)
+    LockResource await(Parking.Attempt<LockResource> attempt, LockKey key, LockMode mode, Duration maxWait)
             throws LockException, InterruptedException {
-        long budget = budgetNanos(maxWait);
-        long start = System.nanoTime();
+        ThreadWaiter waiter = new ThreadWaiter(key, mode, Parking.budgetNanos(maxWait));
         WaitResult result = WaitResult.FAILED;
         try {
-            LockResource lock = poll(attempt, level, mode, start, budget);
+            LockResource lock = waiter.run(attempt);
             result = WaitResult.ACQUIRED;
             return lock;
         } catch (AlreadyLockedException e) {
@@ -82,120 +69,189 @@ final class Waits {
             result = null; // a call that was never a wait: bad input, a closed manager
             throw e;
         } finally {
+            waiter.done = true;
+            parking.leave(waiter, result == WaitResult.ACQUIRED);
             if (result != null) {
-                events.waited(key, level, mode, Duration.ofNanos(System.nanoTime() - start), result);
+                events.waited(key.name(), key.level(), mode, Duration.ofNanos(System.nanoTime() - waiter.startNanos),
+                        result);
             }
         }
     }
 
-    private LockResource poll(Attempt attempt, LockLevel level, LockMode mode, long start, long budget)
-            throws LockException, InterruptedException {
-        PollBackoff backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
-        AlreadyLockedException refused = null;
-        while (true) {
-            if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while waiting for a lock");
+    /**
+     * Starts a task's wait for {@code key} in {@code mode} through {@code attempt}, of at most {@code budgetNanos}; the
+     * first try runs on a task thread.
+     */
+    CompletableFuture<TaskLock> start(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos) {
+        TaskWaiter waiter = new TaskWaiter(attempt, key, mode, budgetNanos);
+        taskWaiters.add(waiter);
+        waiter.future.whenComplete((lock, failure) -> waiter.ended());
+        waiter.wake();
+        return waiter.future;
+    }
+
+    /** How many task waits are under way, for tests and the admin view. */
+    int size() {
+        return taskWaiters.size();
+    }
+
+    /** Fails every task wait left; called first when the manager closes. */
+    void stop() {
+        List<TaskWaiter> left = List.copyOf(taskWaiters);
+        for (TaskWaiter waiter : left) {
+            waiter.future.completeExceptionally(lifecycle.closedException());
+        }
+        if (!left.isEmpty()) {
+            log.info("Lock manager of node '{}' is closing: {} waits for task locks ended unfulfilled", nodeId,
+                    left.size());
+        }
+    }
+
+    /** A thread's wait: the thread parks on it between tries. */
+    private final class ThreadWaiter extends Waiter {
+        private final Thread thread = Thread.currentThread();
+        private volatile boolean woken;
+        volatile boolean done;
+
+        ThreadWaiter(LockKey key, LockMode mode, long budgetNanos) {
+            super(key, mode, budgetNanos);
+        }
+
+        @Override
+        void wake() {
+            woken = true;
+            LockSupport.unpark(thread);
+        }
+
+        @Override
+        boolean isDone() {
+            return done;
+        }
+
+        LockResource run(Parking.Attempt<LockResource> attempt) throws LockException, InterruptedException {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for a lock");
+                }
+                try {
+                    return parking.tryOnce(this, attempt);
+                } catch (LockManagerException failed) {
+                    throw parking.afterDeadline(failed, this);
+                } catch (AlreadyLockedException held) {
+                    long waited = System.nanoTime() - startNanos;
+                    long remaining = budgetNanos - waited;
+                    if (remaining <= 0) {
+                        throw budgetNanos == 0 ? held : new AlreadyLockedException(held, Duration.ofNanos(waited));
+                    }
+                    woken = false;
+                    wokenByRelease = false;
+                    sleep(parking.park(this, held, remaining));
+                    parking.unpark(this);
+                }
+            }
+        }
+
+        /** Parks the thread until woken or {@code pauseNanos} have passed. */
+        private void sleep(long pauseNanos) throws InterruptedException {
+            long deadline = System.nanoTime() + pauseNanos;
+            while (!woken) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for a lock");
+                }
+            }
+        }
+    }
+
+    /** A task's wait: tried on a task thread whenever it is woken, parked in between with a timer and no thread. */
+    private final class TaskWaiter extends Waiter implements Runnable {
+        private static final int IDLE = 0;
+        private static final int QUEUED = 1;
+
+        final CompletableFuture<TaskLock> future = new CompletableFuture<>();
+        private final Parking.Attempt<TaskLock> attempt;
+        private final AtomicInteger state = new AtomicInteger(IDLE);
+        private volatile ScheduledFuture<?> timer;
+
+        TaskWaiter(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos) {
+            super(key, mode, budgetNanos);
+            this.attempt = attempt;
+        }
+
+        @Override
+        void wake() {
+            if (state.compareAndSet(IDLE, QUEUED)) {
+                try {
+                    tasks.execute(this);
+                } catch (IllegalStateException stopped) {
+                    future.completeExceptionally(stopped);
+                }
+            }
+        }
+
+        @Override
+        boolean isDone() {
+            return future.isDone();
+        }
+
+        @Override
+        public void run() {
+            stopTimer();
+            parking.unpark(this);
+            if (future.isDone()) {
+                return;
             }
             try {
-                return tryBefore(attempt, start, budget);
-            } catch (LockManagerException failed) {
-                throw afterDeadline(failed, refused, start, budget);
-            } catch (AlreadyLockedException held) {
-                refused = held;
-                long waited = System.nanoTime() - start;
-                long remaining = budget - waited;
-                if (remaining <= 0) {
-                    throw budget == 0 ? held : new AlreadyLockedException(held, Duration.ofNanos(waited));
+                TaskLock lock = parking.tryOnce(this, attempt);
+                if (!future.complete(lock)) {
+                    // cancelled while the store granted it: no one will use it
+                    lock.close();
                 }
-                long pause = Math.min(held.isHeldOnThisNode() ? pollNanos : backoff.nextNanos(), remaining);
-                // the key refused may be an ancestor of a path lock's: that is the one to wait for
-                pauseFor(held.getKey(), level, mode, held.isHeldOnThisNode(), pause, remaining);
+            } catch (AlreadyLockedException held) {
+                long waited = System.nanoTime() - startNanos;
+                long remaining = budgetNanos - waited;
+                if (remaining <= 0) {
+                    future.completeExceptionally(budgetNanos == 0 ? held
+                            : new AlreadyLockedException(held, Duration.ofNanos(waited)));
+                    return;
+                }
+                wokenByRelease = false;
+                state.set(IDLE);
+                long pause = parking.park(this, held, remaining);
+                try {
+                    timer = tasks.schedule(this::wake, pause);
+                } catch (IllegalStateException stopped) {
+                    future.completeExceptionally(stopped);
+                }
+            } catch (LockManagerException e) {
+                future.completeExceptionally(parking.afterDeadline(e, this));
+            } catch (LockException | RuntimeException | Error e) {
+                future.completeExceptionally(e);
             }
         }
-    }
 
-    /**
-     * Waits for a release of {@code key}: a holder of this node's, up to {@code pauseNanos}; one elsewhere through the
-     * store's announcement, up to {@link #ANNOUNCED_SAFETY_INTERVALS} poll intervals (within {@code remainingNanos}),
-     * or, where the store announces nothing, a sleep of {@code pauseNanos}.
-     */
-    private void pauseFor(String key, LockLevel level, LockMode mode, boolean heldHere, long pauseNanos,
-                          long remainingNanos) throws InterruptedException {
-        events.waitingFor(key, level);
-        if (heldHere && mode == LockMode.PERMIT) {
-            table.awaitAnyPermitGone(level, key, System.nanoTime() + pauseNanos);
-        } else if (heldHere) {
-            table.awaitAllGone(level, key, System.nanoTime() + pauseNanos);
-        } else if (!awaitRemoteRelease(key, level, Math.min(announcedPauseNanos(pollNanos), remainingNanos))) {
-            TimeUnit.NANOSECONDS.sleep(pauseNanos);
+        private void stopTimer() {
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                timer = null;
+                t.cancel(false);
+            }
         }
-    }
 
-    /**
-     * How long a waiter, thread or task, waits for a store's announcement before it asks the store again anyway; the
-     * poll interval is at most a day, so this never overflows.
-     */
-    static long announcedPauseNanos(long pollNanos) {
-        return pollNanos * ANNOUNCED_SAFETY_INTERVALS;
-    }
-
-    private boolean awaitRemoteRelease(String key, LockLevel level, long pauseNanos) throws InterruptedException {
-        try {
-            return store.awaitRelease(keys.storeKey(level, key), Duration.ofNanos(pauseNanos));
-        } catch (LockManagerException e) {
-            log.debug("Node '{}' could not wait for a release of lock '{}' in store {}, so its waiter polls: {}",
-                    nodeId, key, store, e.toString());
-            return false;
-        }
-    }
-
-    /**
-     * One try, its store calls bounded by the wait's deadline ({@link CallDeadline}) so that a store held up by a
-     * partition cannot keep the caller past {@code maxWait}; a try that starts at the deadline (the last, after a
-     * pause that ran to it) is given {@link #LAST_TRY_NANOS} all the same. A wait without an end, or of one try, leaves
-     * the store's operation timeout alone.
-     */
-    static <T> T tryBefore(TryOnce<T> attempt, long start, long budget) throws LockException {
-        if (budget == 0 || budget == Long.MAX_VALUE) {
-            return attempt.take();
-        }
-        CallDeadline.set(Math.max(start + budget, System.nanoTime() + LAST_TRY_NANOS));
-        try {
-            return attempt.take();
-        } finally {
-            CallDeadline.clear();
-        }
-    }
-
-    /** One try of a wait, thread-bound or a task's. */
-    @FunctionalInterface
-    interface TryOnce<T> {
-        T take() throws LockException;
-    }
-
-    /**
-     * A store failure of a try: thrown as it is, unless the wait's time is up and the key was refused before, when the
-     * wait ends as one that ran out (the failure most likely the try cut short at the deadline) with the failure kept.
-     */
-    static LockException afterDeadline(LockManagerException failed, AlreadyLockedException refused, long start,
-                                       long budget) {
-        long waited = System.nanoTime() - start;
-        if (refused == null || waited < budget) {
-            return failed;
-        }
-        AlreadyLockedException ranOut = new AlreadyLockedException(refused, Duration.ofNanos(waited));
-        ranOut.addSuppressed(failed);
-        return ranOut;
-    }
-
-    /** The wait's time in nanoseconds; one too long to count in nanoseconds has no end. */
-    static long budgetNanos(Duration maxWait) {
-        Require.notNull(maxWait, "maxWait");
-        Require.argument(!maxWait.isNegative(), "maxWait must be zero or more, was %s", maxWait);
-        try {
-            return maxWait.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
+        /** The wait is over, however it ended: nothing of it is left behind. */
+        void ended() {
+            taskWaiters.remove(this);
+            stopTimer();
+            parking.leave(this, !future.isCompletedExceptionally() && !future.isCancelled());
+            WaitResult result = future.isCancelled() ? WaitResult.INTERRUPTED
+                    : !future.isCompletedExceptionally() ? WaitResult.ACQUIRED
+                    : future.handle((l, e) -> e instanceof AlreadyLockedException).join() ? WaitResult.TIMED_OUT
+                    : WaitResult.FAILED;
+            events.waited(key.name(), key.level(), mode, Duration.ofNanos(System.nanoTime() - startNanos), result);
         }
     }
 }

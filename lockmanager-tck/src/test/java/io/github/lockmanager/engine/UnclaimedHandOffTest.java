@@ -1,5 +1,7 @@
 package io.github.lockmanager.engine;
 
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.memory.InMemoryLockStore;
@@ -75,15 +77,18 @@ class UnclaimedHandOffTest extends ContractNodes {
         assertThat(b.lock("job").isNewLock()).isTrue();
     }
 
-    /** A thread of {@code node} that waits for its holder of {@code key} to let go, then does not lock. */
+    /** A waiter of {@code node} queued for its holder of {@code key}, which does not lock when woken. */
     private void waitWithoutLocking(LockManager node, String key) {
-        AcquisitionTable table = ((LockEngine) node).table();
-        awaitWaiting(spawn("only-waits", () -> {
-            try {
-                table.awaitAllGone(node.getDefaultLevel(), key, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        LockKey storeKey = LockKey.of(node.getDefaultLevel(), "farm1", clientId, key);
+        ((LockEngine) node).waitQueue().add(new Waiter(storeKey, LockMode.EXCLUSIVE, Long.MAX_VALUE) {
+            @Override
+            void wake() {
             }
-        }));
+
+            @Override
+            boolean isDone() {
+                return false;
+            }
+        });
     }
 }

@@ -102,12 +102,6 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
-        before("awaitRelease");
-        return delegate.awaitRelease(key, timeout);
-    }
-
-    @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         before("watchRelease");
         return delegate.watchRelease(key, wake);

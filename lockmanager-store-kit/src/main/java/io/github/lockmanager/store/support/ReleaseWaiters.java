@@ -12,9 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The threads of a store that wait for a key's release to be announced by the server (PostgreSQL's {@code NOTIFY},
- * Redis' pub/sub), and their wake-up, written once, for threads that wait and for callbacks of waiters that park
- * none: a waiter is registered before it makes itself known to the releasers, so that a release that sees it
- * always finds it here; the store's listener wakes a key's waiters by its name, or all of them when it stops hearing. Thread-safe; only {@link #await} blocks.
+ * Redis' pub/sub), and their wake-up, written once: a waiter is registered before it makes itself known to the releasers, so that a release that sees it
+ * always finds it here; the store's listener wakes a key's waiters by its name, or all of them when it stops hearing. Thread-safe; nothing here blocks.
  */
 public final class ReleaseWaiters {
     /** Makes a waiter known to the releasers: {@code false} if the key is not held (so there is nothing to wait for). */
@@ -24,27 +23,6 @@ public final class ReleaseWaiters {
     }
 
     private final ConcurrentHashMap<String, Set<Runnable>> waiters = new ConcurrentHashMap<>();
-
-    /**
-     * Waits for a release of {@code key} for at most {@code timeout}, once {@code mark} has made this waiter known.
-     *
-     * @return {@code true} if this call waited (woken or not); {@code false} at once if {@code mark} said no
-     * @throws InterruptedException if the calling thread was interrupted while waiting
-     */
-    public boolean await(String key, Duration timeout, Mark mark) throws LockManagerException, InterruptedException {
-        CountDownLatch woken = new CountDownLatch(1);
-        Runnable wake = woken::countDown;
-        add(key, wake);
-        try {
-            if (!mark.mark()) {
-                return false;
-            }
-            woken.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            return true;
-        } finally {
-            remove(key, wake);
-        }
-    }
 
     /**
      * Runs {@code wake} once, on the listener's thread, when a release of {@code key} is announced or the listener

@@ -2,59 +2,60 @@ package io.github.lockmanager.store.support;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The waiters of announced releases: registered before they are marked, woken by key or all at once. */
+/** The watchers of announced releases: registered before they are marked, woken once, by key or all at once. */
 class ReleaseWaitersTest {
     private final ReleaseWaiters waiters = new ReleaseWaiters();
 
     @Test
-    void aReleaseHeardWhileTheWaiterMarksItselfIsNotMissed() throws Exception {
-        long start = System.nanoTime();
-        // the release is heard between the mark's write and the wait: the waiter must not sleep its timeout
-        assertThat(waiters.await("k", Duration.ofMinutes(1), () -> {
+    void aReleaseHeardWhileTheWatcherMarksItselfIsNotMissed() throws Exception {
+        AtomicInteger woken = new AtomicInteger();
+        // the release is heard between the mark's write and the return: the watcher must be woken all the same
+        waiters.watch("k", woken::incrementAndGet, () -> {
             waiters.wake("k");
             return true;
-        })).isTrue();
-        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(30));
+        });
+        assertThat(woken).hasValue(1);
     }
 
     @Test
-    void aKeyThatIsNotHeldIsNotWaitedFor() throws Exception {
-        assertThat(waiters.await("k", Duration.ofMinutes(1), () -> false)).isFalse();
+    void aKeyThatIsNotHeldWakesItsWatcherAtOnceAndKeepsNothing() throws Exception {
+        AtomicInteger woken = new AtomicInteger();
+        waiters.watch("k", woken::incrementAndGet, () -> false);
+        assertThat(woken).hasValue(1);
+        waiters.wake("k");
+        assertThat(woken).as("woken once").hasValue(1);
     }
 
     @Test
-    void aWakeOfOneKeyLeavesTheOthersWaitingAndWakeAllWakesThem() throws Exception {
-        CountDownLatch marked = new CountDownLatch(2);
-        CompletableFuture<Boolean> a = CompletableFuture.supplyAsync(() -> waitFor("a", marked));
-        CompletableFuture<Boolean> b = CompletableFuture.supplyAsync(() -> waitFor("b", marked));
-        assertThat(marked.await(30, TimeUnit.SECONDS)).isTrue();
+    void aWakeOfOneKeyLeavesTheOthersWatchingAndWakeAllWakesThemOnce() throws Exception {
+        AtomicInteger a = new AtomicInteger();
+        AtomicInteger b = new AtomicInteger();
+        waiters.watch("a", a::incrementAndGet, () -> true);
+        waiters.watch("b", b::incrementAndGet, () -> true);
         waiters.wake("a");
-        assertThat(a.get(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(b).isNotDone();
+        assertThat(a).hasValue(1);
+        assertThat(b).hasValue(0);
         waiters.wakeAll();
-        assertThat(b.get(30, TimeUnit.SECONDS)).isTrue();
+        waiters.wakeAll();
+        assertThat(a).hasValue(1);
+        assertThat(b).hasValue(1);
     }
 
     @Test
-    void aWaitEndsAtItsTimeoutWithoutARelease() throws Exception {
-        assertThat(waiters.await("k", Duration.ofMillis(20), () -> true)).isTrue();
-    }
-
-    private boolean waitFor(String key, CountDownLatch marked) {
-        try {
-            return waiters.await(key, Duration.ofMinutes(1), () -> {
-                marked.countDown();
-                return true;
-            });
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+    void aCancelledWatchIsNotWokenAndAFailedMarkLeavesNothingBehind() throws Exception {
+        AtomicInteger woken = new AtomicInteger();
+        waiters.watch("k", woken::incrementAndGet, () -> true).run();
+        waiters.wake("k");
+        assertThat(woken).hasValue(0);
+        assertThatThrownBy(() -> waiters.watch("k", woken::incrementAndGet, () -> {
+            throw new IllegalStateException("mark failed");
+        })).hasMessage("mark failed");
+        waiters.wake("k");
+        assertThat(woken).hasValue(0);
     }
 }

@@ -1,5 +1,10 @@
 package io.github.lockmanager.store.aerospike;
 
+import com.aerospike.client.policy.WritePolicy;
+import com.aerospike.client.ResultCode;
+import com.aerospike.client.Record;
+import com.aerospike.client.IAerospikeClient;
+import com.aerospike.client.AerospikeException;
 import com.aerospike.client.BatchRead;
 import com.aerospike.client.BatchRecord;
 import com.aerospike.client.Operation;
@@ -52,5 +57,22 @@ final class AerospikeListing {
             }
             return records;
         });
+    }
+
+    /** The key's holders (the live ones, or all), read with the server's clock in one operation. */
+    static List<LockRecord> holders(AerospikeAccess access, LockKey key, long timeout, boolean liveOnly) {
+        IAerospikeClient client = access.client();
+        WritePolicy policy = client.copyWritePolicyDefault();
+        policy.totalTimeout = AerospikeAccess.clientTimeout(timeout);
+        try {
+            Record record = client.operate(policy, access.lockKey(key), Operation.get(HOLDERS),
+                    Operation.get(ABORT), AerospikeAccess.readNow());
+            return AerospikeEntries.holders(key, record, liveOnly);
+        } catch (AerospikeException e) {
+            if (e.getResultCode() == ResultCode.KEY_NOT_FOUND_ERROR) {
+                return List.of();
+            }
+            throw e;
+        }
     }
 }

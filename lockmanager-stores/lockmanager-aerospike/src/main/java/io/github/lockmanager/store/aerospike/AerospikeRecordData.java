@@ -13,6 +13,7 @@ import com.aerospike.client.exp.ExpWriteFlags;
 import com.aerospike.client.exp.MapExp;
 import com.aerospike.client.policy.Policy;
 import com.aerospike.client.policy.WritePolicy;
+import io.github.lockmanager.LockData;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
@@ -23,6 +24,7 @@ import io.github.lockmanager.store.support.DataUnderLock;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -51,7 +53,7 @@ import static io.github.lockmanager.store.aerospike.AerospikeLayout.RELEASED_BY;
  * the store's own ({@link AerospikeLayout#BINS}); values are what Aerospike stores (numbers, strings, bytes, lists,
  * maps). Exclusive locks only. Thread-safe.
  */
-public final class AerospikeRecordData {
+public final class AerospikeRecordData implements LockData<Object> {
     private final AerospikeAccess access;
     private final String storeName;
 
@@ -66,6 +68,7 @@ public final class AerospikeRecordData {
      *
      * @throws LockLostException if it is not: nothing read may be relied on
      */
+    @Override
     public Map<String, Object> read(LockResource held) throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
         Policy policy = access.client().copyReadPolicyDefault();
@@ -96,7 +99,8 @@ public final class AerospikeRecordData {
      *
      * @throws LockLostException if it is not: nothing was written
      */
-    public void change(LockResource held, Map<String, ?> puts, List<String> deletes)
+    @Override
+    public void change(LockResource held, Map<String, ?> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
         if (!write(handle, puts, deletes, false)) {
@@ -111,7 +115,8 @@ public final class AerospikeRecordData {
      *
      * @throws LockLostException if the lock was not this acquisition's: nothing was written
      */
-    public void releaseWithChanges(LockResource held, Map<String, ?> puts, List<String> deletes)
+    @Override
+    public void releaseWithChanges(LockResource held, Map<String, ?> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
         DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
                 handle -> lost(handle, "nothing was written"));
@@ -122,7 +127,7 @@ public final class AerospikeRecordData {
      * A release also leaves the acquisition's token in {@link AerospikeLayout#RELEASED_BY}, by which a repeated call
      * after an unanswered one that applied knows it did.
      */
-    private boolean write(LockHandle handle, Map<String, ?> puts, List<String> deletes, boolean release)
+    private boolean write(LockHandle handle, Map<String, ?> puts, Collection<String> deletes, boolean release)
             throws LockManagerException {
         Require.notNull(puts, "puts");
         Require.notNull(deletes, "deletes");

@@ -4,6 +4,7 @@ import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLostException;
+import io.github.lockmanager.LockData;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
@@ -11,6 +12,7 @@ import io.github.lockmanager.engine.LockManagerBuilder;
 import io.github.lockmanager.spi.LockStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import io.github.lockmanager.testing.LockDataContract;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -28,9 +30,9 @@ import java.util.concurrent.locks.LockSupport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Data kept in the lock's own record, on the real server: guarded reads and writes, release with the last write. */
+/** Data kept in the lock's own record, on the real server: the TCK's contract, and the rules of bin names. */
 @ExtendWith(AerospikeServer.class)
-class AerospikeRecordDataTest {
+class AerospikeRecordDataTest extends LockDataContract<Object> {
     private static AerospikeLockStore store;
     private static AerospikeRecordData data;
 
@@ -41,6 +43,26 @@ class AerospikeRecordDataTest {
     static void createStore() {
         store = AerospikeServer.store("data");
         data = new AerospikeRecordData(store);
+    }
+
+    @Override
+    protected LockStore store() {
+        return store;
+    }
+
+    @Override
+    protected LockData<Object> data() {
+        return data;
+    }
+
+    @Override
+    protected Object value(String text) {
+        return text;
+    }
+
+    @Override
+    protected String text(Object value) {
+        return String.valueOf(value);
     }
 
     @AfterEach
@@ -60,96 +82,9 @@ class AerospikeRecordDataTest {
         return value == null ? 0 : ((Number) value).longValue();
     }
 
-    @Test
-    void theLastWriteAndTheReleaseApplyTogether() throws Exception {
-        LockManager a = node("a", store, Duration.ofSeconds(30));
-        LockManager b = node("b", store, Duration.ofSeconds(30));
-        LockResource held = a.lock("order");
-        assertThat(data.read(held)).isEmpty();
-        data.change(held, Map.of("state", "NEW", "note", "x"), List.of());
-        assertThat(data.read(held)).containsOnlyKeys("note", "state");
-        data.releaseWithChanges(held, Map.of("state", "PAID"), List.of("note"));
-        assertThat(held.isClosed()).isTrue();
-        assertThat(a.getLocks()).isEmpty();
-        try (LockResource next = b.lock("order")) {
-            assertThat(next.getFencingToken()).isGreaterThan(held.getFencingToken());
-            assertThat(data.read(next)).containsExactly(Map.entry("state", "PAID"));
-        }
-    }
 
-    @Test
-    void aStaleOwnersWritesChangeNothing() throws Exception {
-        // a renews every 20 s and polls every 15 s: it cannot learn of the force-release before its writes
-        LockManager a = node("a", store, Duration.ofSeconds(60));
-        LockManager b = node("b", store, Duration.ofSeconds(30));
-        LockResource stale = a.lock("order");
-        data.change(stale, Map.of("v", 1L), List.of());
-        assertThat(b.forceRelease("order", LockLevel.DC, "test")).isEqualTo(1);
-        try (LockResource current = b.lock("order")) {
-            data.change(current, Map.of("v", 2L), List.of());
 
-            assertThatThrownBy(() -> data.change(stale, Map.of("v", 98L), List.of()))
-                    .isInstanceOf(LockLostException.class).hasMessageContaining("order");
-            assertThatThrownBy(() -> data.read(stale)).isInstanceOf(LockLostException.class);
-            assertThatThrownBy(() -> data.releaseWithChanges(stale, Map.of("v", 99L), List.of()))
-                    .isInstanceOf(LockLostException.class);
 
-            assertThat(valueOf(data.read(current), "v")).isEqualTo(2);
-            assertThat(current.isLost()).isFalse();
-        }
-    }
-
-    @Test
-    void aReentrantHoldWritesItsChangesAndKeepsTheLock() throws Exception {
-        LockManager a = node("a", store, Duration.ofSeconds(30));
-        try (LockResource outer = a.lock("nested")) {
-            LockResource inner = a.lock("nested");
-            data.releaseWithChanges(inner, Map.of("step", 1L), List.of());
-            assertThat(outer.isLost()).isFalse();
-            assertThat(valueOf(data.read(outer), "step")).isEqualTo(1);
-            data.change(outer, Map.of(), List.of());
-        }
-    }
-
-    @Test
-    void aCounterIncrementedByThreadsOnTwoNodesLosesNoUpdate() throws Exception {
-        int threadsPerNode = 3;
-        int incrementsPerThread = 20;
-        List<LockManager> nodes = List.of(node("a", AerospikeServer.store("data"), Duration.ofSeconds(30)),
-                node("b", AerospikeServer.store("data"), Duration.ofSeconds(30)));
-        ExecutorService pool = Executors.newFixedThreadPool(2 * threadsPerNode);
-        try {
-            List<Future<?>> workers = new ArrayList<>();
-            for (LockManager node : nodes) {
-                for (int t = 0; t < threadsPerNode; t++) {
-                    workers.add(pool.submit(() -> {
-                        for (int done = 0; done < incrementsPerThread; ) {
-                            try (LockResource held = node.lock("counter")) {
-                                long next = valueOf(data.read(held), "n") + 1;
-                                if (done % 2 == 0) {
-                                    data.change(held, Map.of("n", next), List.of());
-                                } else {
-                                    data.releaseWithChanges(held, Map.of("n", next), List.of());
-                                }
-                                done++;
-                            } catch (AlreadyLockedException e) {
-                                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-                            }
-                        }
-                        return null;
-                    }));
-                }
-            }
-            for (Future<?> worker : workers) {
-                worker.get(120, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        try (LockResource held = nodes.get(0).lock("counter")) {
-            assertThat(valueOf(data.read(held), "n")).isEqualTo(2L * threadsPerNode * incrementsPerThread);
-        }
-    }
 
     @Test
     void badUseIsRefusedNamingWhatIsWrong() throws Exception {
@@ -161,10 +96,6 @@ class AerospikeRecordDataTest {
             assertThatThrownBy(() -> data.change(held, Map.of("a-bin-name-too-long", 1L), List.of()))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("15 bytes");
             assertThat(data.read(held)).as("nothing written by a refused change").isEmpty();
-        }
-        try (LockResource shared = a.lock(LockSpec.shared("report"))) {
-            assertThatThrownBy(() -> data.read(shared)).isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("SHARED");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.hbase;
 
+import io.github.lockmanager.LockData;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockManagerException.ErrorCode;
@@ -21,6 +22,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -54,7 +56,7 @@ import static io.github.lockmanager.store.hbase.HBaseTableLayout.RELEASED_BY;
  * the lock's cells of an idle row. Exclusive locks only; the data family's settings (versions, TTL, compression)
  * are the caller's. Thread-safe.
  */
-public final class HBaseRowData {
+public final class HBaseRowData implements LockData<byte[]> {
     private final HBaseAccess store;
     private final byte[] family;
 
@@ -106,6 +108,7 @@ public final class HBaseRowData {
      *
      * @throws LockLostException if it is not: nothing read may be relied on
      */
+    @Override
     public Map<String, byte[]> read(LockResource held) throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
         byte[] row = HBaseTableLayout.rowKey(handle.key().storageKey());
@@ -128,7 +131,8 @@ public final class HBaseRowData {
      *
      * @throws LockLostException if it is not: nothing was written
      */
-    public void change(LockResource held, Map<String, byte[]> puts, List<String> deletes)
+    @Override
+    public void change(LockResource held, Map<String, ? extends byte[]> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
         if (!write(handle, puts, deletes, false)) {
@@ -143,14 +147,17 @@ public final class HBaseRowData {
      *
      * @throws LockLostException if the lock was not this acquisition's: nothing was written
      */
-    public void releaseWithChanges(LockResource held, Map<String, byte[]> puts, List<String> deletes)
+    @Override
+    public void releaseWithChanges(LockResource held, Map<String, ? extends byte[]> puts,
+                                   Collection<String> deletes)
             throws LockManagerException, LockLostException {
         DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
                 handle -> lost(handle, "nothing was written"));
     }
 
     /** The changes, and with {@code release} the freed owner cell, in one write conditional on the owner. */
-    private boolean write(LockHandle handle, Map<String, byte[]> puts, List<String> deletes, boolean release)
+    private boolean write(LockHandle handle, Map<String, ? extends byte[]> puts, Collection<String> deletes,
+                          boolean release)
             throws LockManagerException {
         Require.notNull(puts, "puts");
         Require.notNull(deletes, "deletes");

@@ -4,6 +4,7 @@ import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLostException;
+import io.github.lockmanager.LockData;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
@@ -17,6 +18,7 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import io.github.lockmanager.testing.LockDataContract;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -34,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** Data kept in the lock's own row, on the mini cluster: guarded reads and writes, release with the last write. */
-class HBaseRowDataTest {
+/** Data kept in the lock's own row, on the mini cluster: the TCK's contract, and what a row's data family adds. */
+class HBaseRowDataTest extends LockDataContract<byte[]> {
     private static final String TABLE = "lockmanager_rowdata";
     private static Connection connection;
     private static HBaseLockStore store;
@@ -52,6 +54,26 @@ class HBaseRowDataTest {
         data = new HBaseRowData(store, "data");
         data.initialize();
         data.initialize();
+    }
+
+    @Override
+    protected io.github.lockmanager.spi.LockStore store() {
+        return store;
+    }
+
+    @Override
+    protected LockData<byte[]> data() {
+        return data;
+    }
+
+    @Override
+    protected byte[] value(String text) {
+        return Bytes.toBytes(text);
+    }
+
+    @Override
+    protected String text(byte[] value) {
+        return Bytes.toString(value);
     }
 
     @AfterEach
@@ -85,46 +107,7 @@ class HBaseRowDataTest {
         }
     }
 
-    @Test
-    void theLastWriteAndTheReleaseApplyTogether() throws Exception {
-        LockManager a = node("a", store, Duration.ofSeconds(30));
-        LockManager b = node("b", store, Duration.ofSeconds(30));
-        LockResource held = a.lock("order");
-        assertThat(data.read(held)).isEmpty();
-        data.change(held, Map.of("state", Bytes.toBytes("NEW"), "note", Bytes.toBytes("x")), List.of());
-        assertThat(data.read(held)).containsOnlyKeys("note", "state");
-        data.releaseWithChanges(held, Map.of("state", Bytes.toBytes("PAID")), List.of("note"));
-        assertThat(held.isClosed()).isTrue();
-        assertThat(a.getLocks()).isEmpty();
-        try (LockResource next = b.lock("order")) {
-            assertThat(next.getFencingToken()).isGreaterThan(held.getFencingToken());
-            assertThat(data.read(next)).containsOnlyKeys("state");
-            assertThat(Bytes.toString(data.read(next).get("state"))).isEqualTo("PAID");
-        }
-    }
 
-    @Test
-    void aStaleOwnersWritesChangeNothing() throws Exception {
-        // a renews every 20 s and polls every 15 s: it cannot learn of the force-release before its writes
-        LockManager a = node("a", store, Duration.ofSeconds(60));
-        LockManager b = node("b", store, Duration.ofSeconds(30));
-        LockResource stale = a.lock("order");
-        data.change(stale, value("v", 1), List.of());
-        assertThat(b.forceRelease("order", LockLevel.DC, "test")).isEqualTo(1);
-        try (LockResource current = b.lock("order")) {
-            data.change(current, value("v", 2), List.of());
-            assertThat(stale.isLost()).as("not noticed yet").isFalse();
-
-            assertThatThrownBy(() -> data.change(stale, value("v", 98), List.of()))
-                    .isInstanceOf(LockLostException.class).hasMessageContaining("order");
-            assertThatThrownBy(() -> data.read(stale)).isInstanceOf(LockLostException.class);
-            assertThatThrownBy(() -> data.releaseWithChanges(stale, value("v", 99), List.of()))
-                    .isInstanceOf(LockLostException.class);
-
-            assertThat(valueOf(data.read(current), "v")).isEqualTo(2);
-            assertThat(current.isLost()).isFalse();
-        }
-    }
 
     @Test
     void dataOutlivesTheLeaseOfTheLockThatWroteIt() throws Exception {
@@ -166,44 +149,6 @@ class HBaseRowDataTest {
         assertThat(Bytes.toLong(rawData("idle", "kept"))).isEqualTo(5);
     }
 
-    @Test
-    void aCounterIncrementedByThreadsOnTwoNodesLosesNoUpdate() throws Exception {
-        int threadsPerNode = 3;
-        int incrementsPerThread = 15;
-        List<LockManager> nodes = List.of(node("a", HBaseLockStore.builder(connection).tableName(TABLE).build(),
-                Duration.ofSeconds(30)), node("b", HBaseLockStore.builder(connection).tableName(TABLE).build(),
-                Duration.ofSeconds(30)));
-        ExecutorService pool = Executors.newFixedThreadPool(2 * threadsPerNode);
-        try {
-            List<Future<?>> workers = new ArrayList<>();
-            for (LockManager node : nodes) {
-                for (int t = 0; t < threadsPerNode; t++) {
-                    workers.add(pool.submit(() -> {
-                        for (int done = 0; done < incrementsPerThread; ) {
-                            try (LockResource held = node.lock("counter")) {
-                                long next = valueOf(data.read(held), "n") + 1;
-                                if (done % 2 == 0) {
-                                    data.change(held, value("n", next), List.of());
-                                } else {
-                                    data.releaseWithChanges(held, value("n", next), List.of());
-                                }
-                                done++;
-                            } catch (AlreadyLockedException e) {
-                                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-                            }
-                        }
-                        return null;
-                    }));
-                }
-            }
-            for (Future<?> worker : workers) {
-                worker.get(120, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(Bytes.toLong(rawData("counter", "n"))).isEqualTo(2L * threadsPerNode * incrementsPerThread);
-    }
 
     @Test
     void badUseIsRefusedNamingWhatIsWrong() throws Exception {
@@ -213,10 +158,6 @@ class HBaseRowDataTest {
                 .hasMessageContaining("'a:b'");
         assertThatThrownBy(() -> new HBaseRowData(null, "data")).hasMessageContaining("store");
         LockManager a = node("a", store, Duration.ofSeconds(30));
-        try (LockResource shared = a.lock(LockSpec.shared("report"))) {
-            assertThatThrownBy(() -> data.read(shared)).isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("SHARED");
-        }
         try (LockResource held = a.lock("order")) {
             assertThatThrownBy(() -> data.change(held, Map.of("", new byte[1]), List.of()))
                     .hasMessageContaining("qualifier");

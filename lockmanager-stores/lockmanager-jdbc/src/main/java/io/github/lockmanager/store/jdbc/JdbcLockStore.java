@@ -89,7 +89,7 @@ public final class JdbcLockStore implements LockStore {
 
     /** Set by {@link #initialize()} where releases can be announced (PostgreSQL); {@code null} elsewhere. */
     private volatile PostgresReleaseListener releases;
-    private final JdbcCalls calls;
+    private final JdbcAccess calls;
 
     private JdbcLockStore(Builder builder) {
         this.dataSource = builder.dataSource;
@@ -98,7 +98,7 @@ public final class JdbcLockStore implements LockStore {
         this.idleRecordRetention = builder.getIdleRecordRetention();
         this.retries = builder.getRetries();
         this.durableReleases = builder.durableReleases;
-        this.calls = new JdbcCalls(dataSource, table, operationTimeout, retries);
+        this.calls = new JdbcAccess(dataSource, table, operationTimeout, retries);
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -253,16 +253,9 @@ public final class JdbcLockStore implements LockStore {
     }
 
     /**
-     * On PostgreSQL, marks the key's row as waited for and waits for a release that notifies this store's listener;
-     * elsewhere, or before {@link #initialize()}, {@code false} at once.
+     * On PostgreSQL, marks the key's row as waited for and wakes the waiter at a release that notifies this store's
+     * listener; elsewhere, or before {@link #initialize()}, {@code null}: the waiter polls.
      */
-    @Override
-    public boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
-        PostgresReleaseListener listener = releases;
-        return listener != null && listener.await(key.storageKey(), timeout, markWaiter(key));
-    }
-
-    /** {@link #awaitRelease} for a waiter that parks no thread: woken by the same listener. */
     @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         PostgresReleaseListener listener = releases;

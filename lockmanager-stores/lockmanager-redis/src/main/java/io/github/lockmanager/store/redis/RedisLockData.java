@@ -1,5 +1,6 @@
 package io.github.lockmanager.store.redis;
 
+import io.github.lockmanager.LockData;
 import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockResource;
@@ -34,7 +35,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * data lives as long as the key's hash: the store's idle record retention after the key's last grant or renewal (raise
  * the retention to keep it longer). Exclusive locks only. Thread-safe.
  */
-public final class RedisLockData {
+public final class RedisLockData implements LockData<String> {
     private final RedisLockStore store;
 
     /** @param store the store whose hashes hold the data; the managers that take the locks use it */
@@ -47,6 +48,7 @@ public final class RedisLockData {
      *
      * @throws LockLostException if it is not: nothing read may be relied on
      */
+    @Override
     public Map<String, String> read(LockResource held) throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
         RedisAccess access = store.connectedAccess();
@@ -69,7 +71,8 @@ public final class RedisLockData {
      *
      * @throws LockLostException if it is not: nothing was written
      */
-    public void change(LockResource held, Map<String, String> puts, Collection<String> deletes)
+    @Override
+    public void change(LockResource held, Map<String, ? extends String> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
         if (!write(handle, puts, deletes, false)) {
@@ -84,13 +87,16 @@ public final class RedisLockData {
      *
      * @throws LockLostException if the lock was not this acquisition's: nothing was written
      */
-    public void releaseWithChanges(LockResource held, Map<String, String> puts, Collection<String> deletes)
+    @Override
+    public void releaseWithChanges(LockResource held, Map<String, ? extends String> puts,
+                                   Collection<String> deletes)
             throws LockManagerException, LockLostException {
         DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
                 handle -> lost(handle.key(), "nothing was written"));
     }
 
-    private boolean write(LockHandle handle, Map<String, String> puts, Collection<String> deletes, boolean release)
+    private boolean write(LockHandle handle, Map<String, ? extends String> puts, Collection<String> deletes,
+                          boolean release)
             throws LockManagerException {
         Require.notNull(puts, "puts");
         Require.notNull(deletes, "deletes");

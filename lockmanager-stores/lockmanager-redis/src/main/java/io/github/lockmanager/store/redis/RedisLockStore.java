@@ -319,12 +319,6 @@ public final class RedisLockStore implements LockStore {
         return 0;
     }
 
-    /** Waits for the release's message on the store's channel, after marking the key as waited for (one script). */
-    @Override
-    public boolean awaitRelease(LockKey key, Duration timeout) throws LockManagerException, InterruptedException {
-        return listener.await(key.storageKey(), timeout, markWaiter(key));
-    }
-
     /** Makes a waiter of {@code key} known to its releasers: the hash is marked, so that they publish. */
     private ReleaseWaiters.Mark markWaiter(LockKey key) throws LockManagerException {
         RedisAccess access = access();
@@ -333,7 +327,7 @@ public final class RedisLockStore implements LockStore {
                 attempt -> (Long) access.<List<?>>run(RedisScripts.MARK_WAITED, attempt, keys).get(0) == 1);
     }
 
-    /** {@link #awaitRelease} for a waiter that parks no thread: woken through the same subscription. */
+    /** Wakes the waiter at the release's message on the store's channel, after marking the key as waited for (one script). */
     @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         return listener.watch(key.storageKey(), wake, markWaiter(key));

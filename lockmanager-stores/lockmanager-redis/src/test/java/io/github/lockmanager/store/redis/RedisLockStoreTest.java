@@ -156,18 +156,15 @@ class RedisLockStoreTest {
         store.acquire(holder, LEASE);
         try (RedisLockStore other = fresh(RedisLockStore.builder(redis.uri())).build()) {
             other.initialize();
-            assertThat(other.awaitRelease(key("free"), Duration.ofSeconds(5))).isFalse();
+            CompletableFuture<Void> free = new CompletableFuture<>();
+            assertThat(other.watchRelease(key("free"), () -> free.complete(null))).isNotNull();
+            assertThat(free).as("a key no one holds wakes its watcher at once").isDone();
             stats.reset();
-            CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
-                long start = System.nanoTime();
-                try {
-                    assertThat(other.awaitRelease(key, Duration.ofSeconds(30))).isTrue();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-                return System.nanoTime() - start;
-            });
-            await().atMost(Duration.ofSeconds(10)).until(() -> stats.calls("evalsha") + stats.calls("eval") >= 1);
+            CompletableFuture<Long> waited = new CompletableFuture<>();
+            long start = System.nanoTime();
+            assertThat(other.watchRelease(key, () -> waited.complete(System.nanoTime() - start))).isNotNull();
+            assertThat(stats.calls("evalsha") + stats.calls("eval")).as("the key marked as waited for").isEqualTo(1);
+            assertThat(waited).isNotDone();
             store.release(holder.handle());
             assertThat(waited.get(10, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(10));
             assertThat(stats.calls("publish")).isEqualTo(1);

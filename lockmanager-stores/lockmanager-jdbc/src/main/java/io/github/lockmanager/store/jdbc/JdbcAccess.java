@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The JDBC store's calls: each on a connection of the data source, in auto-commit mode, bounded by the operation
  * timeout on the socket too, retried as {@link SqlFailures} says, and the connection given back as it came.
  */
-final class JdbcCalls {
-    private static final Logger log = LoggerFactory.getLogger(JdbcCalls.class);
+final class JdbcAccess {
+    private static final Logger log = LoggerFactory.getLogger(JdbcAccess.class);
 
     /** Network timeouts are enforced by the driver's socket; no executor work is needed. */
     private static final Executor DIRECT = Runnable::run;
@@ -35,7 +35,7 @@ final class JdbcCalls {
     /** Whether the log has said that the pool gives connections with auto-commit off (see {@link #call}). */
     private final AtomicBoolean manualCommitSaid = new AtomicBoolean();
 
-    JdbcCalls(DataSource dataSource, String table, Duration operationTimeout, RetryPolicy retries) {
+    JdbcAccess(DataSource dataSource, String table, Duration operationTimeout, RetryPolicy retries) {
         this.dataSource = dataSource;
         this.table = table;
         this.operationTimeout = operationTimeout;

@@ -1,0 +1,173 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockException;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.internal.Require;
+import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.CallDeadline;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one mechanism of every wait, a thread's or a task's ({@code Waits}): a try bounded by the wait's deadline, and
+ * between tries a {@link Waiter} parked where it will be woken: in the {@link WaitQueue} of the key that refused it
+ * when its holder is here, else watching the store's release announcements, with a timer as the safety net (or, where
+ * the store announces nothing, a poll with a jittered backoff up to the manager's wait poll interval).
+ */
+final class Parking {
+    private static final Logger log = LoggerFactory.getLogger(Parking.class);
+
+    /** One try at the lock a wait is for. */
+    @FunctionalInterface
+    interface Attempt<T> {
+        T take() throws LockException;
+    }
+
+    /**
+     * How many poll intervals a waiter whose store announces releases (PostgreSQL, Redis) waits for the announcement
+     * before it asks the store again anyway, in case one was missed (the store's listener reconnected meanwhile): 5 s
+     * at the default interval, so that such a waiter costs well under one store call a second.
+     */
+    private static final int ANNOUNCED_SAFETY_INTERVALS = 50;
+    /**
+     * A waiter for a holder of this node is woken when that holder is gone; its timer is only a safety net, so it
+     * looks again this many poll intervals later, which keeps many parked waiters from costing a try each per interval.
+     * A permit waiter looks after one interval: one of several permit holders may leave before it is queued.
+     */
+    private static final int LOCAL_SAFETY_INTERVALS = 10;
+
+    /** What a try that starts at its wait's deadline is given: enough for one round trip to a store nearby. */
+    static final long LAST_TRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private final String nodeId;
+    private final long pollNanos;
+    private final LockStore store;
+    private final Events events;
+    private final WaitQueue queue;
+
+    Parking(EngineSettings settings, WaitQueue queue, Events events) {
+        this.nodeId = settings.nodeId();
+        this.pollNanos = settings.waitPollInterval().toNanos();
+        this.store = settings.store();
+        this.events = events;
+        this.queue = queue;
+    }
+
+    /**
+     * One try of {@code waiter}, its store calls bounded by the wait's deadline ({@link CallDeadline}) so that a store
+     * held up by a partition cannot keep the caller past its wait; a try that starts at the deadline (the last, after a
+     * pause that ran to it) is given {@link #LAST_TRY_NANOS} all the same. A wait without an end, or of one try, leaves
+     * the store's operation timeout alone.
+     */
+    <T> T tryOnce(Waiter waiter, Attempt<T> attempt) throws LockException {
+        if (waiter.triedBefore) {
+            events.waitingFor(waiter.refusedKey().name(), waiter.refusedKey().level());
+        }
+        waiter.triedBefore = true;
+        long budget = waiter.budgetNanos;
+        try {
+            if (budget == 0 || budget == Long.MAX_VALUE) {
+                return attempt.take();
+            }
+            CallDeadline.set(Math.max(waiter.startNanos + budget, System.nanoTime() + LAST_TRY_NANOS));
+            try {
+                return attempt.take();
+            } finally {
+                CallDeadline.clear();
+            }
+        } finally {
+            events.triedOnce();
+        }
+    }
+
+    /**
+     * Parks {@code waiter} after the refusal {@code held}, with {@code remainingNanos} of its wait left: in the queue
+     * of the refusing key when its holder is here, else watching the store for its release.
+     *
+     * @return how long it may sleep before it looks again; 0 if it should try again at once
+     */
+    long park(Waiter waiter, AlreadyLockedException held, long remainingNanos) {
+        waiter.refusedBy(held);
+        long pause;
+        if (held.isHeldOnThisNode()) {
+            queue.add(waiter);
+            if (queue.noneLeft(waiter.refusedKey())) {
+                // the holder left between the refusal and the queueing: no release will wake this one
+                queue.remove(waiter);
+                return 0;
+            }
+            pause = pollNanos * (waiter.mode == LockMode.PERMIT ? 1 : LOCAL_SAFETY_INTERVALS);
+        } else {
+            if (waiter.backoff == null) {
+                waiter.backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
+            }
+            pause = waiter.backoff.nextNanos();
+            watch(waiter);
+            if (waiter.unwatch != null) {
+                // the store announces the release: a try now and then only makes up for an announcement missed
+                pause = Math.max(pause, pollNanos * ANNOUNCED_SAFETY_INTERVALS);
+            }
+        }
+        return Math.min(pause, remainingNanos);
+    }
+
+    /** Asks the store to announce the release of the key that refused {@code waiter}, where it can. */
+    private void watch(Waiter waiter) {
+        try {
+            waiter.unwatch = store.watchRelease(waiter.refusedKey(), waiter::wake);
+        } catch (LockManagerException | RuntimeException e) {
+            log.debug("Node '{}' could not watch for a release of lock '{}' in store {}, so its waiter polls: {}",
+                    nodeId, waiter.refusedKey().name(), store, e.toString());
+        }
+    }
+
+    /** Out of the queue and the store's watch: before each try, and when the wait ends. */
+    void unpark(Waiter waiter) {
+        Runnable unwatch = waiter.unwatch;
+        if (unwatch != null) {
+            waiter.unwatch = null;
+            unwatch.run();
+        }
+        queue.remove(waiter);
+    }
+
+    /**
+     * The wait is over: nothing of it is left behind, and a turn a local release gave it is passed on (a waiter that
+     * got the key passes it on too: a reader lets the next reader in).
+     */
+    void leave(Waiter waiter, boolean acquired) {
+        unpark(waiter);
+        if (waiter.wokenByRelease || acquired) {
+            queue.keyGone(waiter.refusedKey());
+        }
+    }
+
+    /** A store failure of a try: thrown as it is, unless the time is up after a refusal (then the wait ran out). */
+    static LockException afterDeadline(LockManagerException failed, Waiter waiter) {
+        AlreadyLockedException refused = waiter.lastRefusal();
+        long waited = System.nanoTime() - waiter.startNanos;
+        if (refused == null || waited < waiter.budgetNanos) {
+            return failed;
+        }
+        AlreadyLockedException ranOut = new AlreadyLockedException(refused, Duration.ofNanos(waited));
+        ranOut.addSuppressed(failed);
+        return ranOut;
+    }
+
+    /** The wait's time in nanoseconds; one too long to count in nanoseconds has no end. */
+    static long budgetNanos(Duration maxWait) {
+        Require.notNull(maxWait, "maxWait");
+        Require.argument(!maxWait.isNegative(), "maxWait must be zero or more, was %s", maxWait);
+        try {
+            return maxWait.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+}

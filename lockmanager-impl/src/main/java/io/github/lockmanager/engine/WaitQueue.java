@@ -1,0 +1,93 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.spi.LockKey;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The waiters of this node that a holder of this node keeps out, one queue per key, first come first woken: when a
+ * holder of the key is gone ({@link AcquisitionTable#retire}), the first waiter that no holder left here keeps out is
+ * taken out and woken, and passes the turn on when it leaves for good. Threads and tasks wait here alike. The queue of
+ * a key is changed under its map bin's lock; nothing blocks there.
+ */
+final class WaitQueue {
+    private final AcquisitionTable table;
+    private final ConcurrentHashMap<LockKey, ArrayDeque<Waiter>> queues = new ConcurrentHashMap<>();
+
+    WaitQueue(AcquisitionTable table) {
+        this.table = table;
+    }
+
+    void add(Waiter waiter) {
+        queues.compute(waiter.refusedKey(), (k, queue) -> {
+            ArrayDeque<Waiter> q = queue != null ? queue : new ArrayDeque<>();
+            q.add(waiter);
+            return q;
+        });
+    }
+
+    void remove(Waiter waiter) {
+        if (!queues.isEmpty()) {
+            queues.computeIfPresent(waiter.refusedKey(), (k, queue) -> {
+                queue.remove(waiter);
+                return queue.isEmpty() ? null : queue;
+            });
+        }
+    }
+
+    /** Whether a waiter of this node waits for a holder of {@code key} here: its record is worth handing over. */
+    boolean isAwaited(LockKey key) {
+        return !queues.isEmpty() && queues.containsKey(key);
+    }
+
+    /** A holder of {@code key} here is gone, or a woken waiter passes its turn on: the next waiter let in tries. */
+    void keyGone(LockKey key) {
+        if (queues.isEmpty()) {
+            return;
+        }
+        Waiter[] next = new Waiter[1];
+        queues.computeIfPresent(key, (k, queue) -> {
+            for (Iterator<Waiter> it = queue.iterator(); it.hasNext(); ) {
+                Waiter waiter = it.next();
+                if (waiter.isDone()) {
+                    it.remove();
+                } else if (!isKeptOut(waiter)) {
+                    it.remove();
+                    next[0] = waiter;
+                    break;
+                }
+            }
+            return queue.isEmpty() ? null : queue;
+        });
+        if (next[0] != null) {
+            next[0].wokenByRelease();
+        }
+    }
+
+    /**
+     * Whether a holder of this node still keeps {@code waiter} out of the key it was refused: one whose mode conflicts
+     * with the waiter's (permit holders are counted by the store, which a permit waiter asks). A try then could only
+     * be refused again, so the waiter is not woken for it.
+     */
+    private boolean isKeptOut(Waiter waiter) {
+        LockKey key = waiter.refusedKey();
+        for (Acquisition local : table.all(key.level(), key.name())) {
+            if (!local.isGone() && local.mode().conflictsWith(waiter.refusedMode())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether no holder of {@code key} is left here: one that left before its waiter was queued woke no one. */
+    boolean noneLeft(LockKey key) {
+        for (Acquisition local : table.all(key.level(), key.name())) {
+            if (!local.isGone()) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

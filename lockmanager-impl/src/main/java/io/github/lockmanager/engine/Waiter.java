@@ -1,0 +1,81 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.LockKey;
+
+/**
+ * One wait for a lock, a thread's or a task's: what it waits for, how long, and where it is parked between tries (in
+ * the {@link WaitQueue} of the key that refused it, or watching the store). {@link #wake()} is how a local release, a
+ * store's announcement or its timer reaches it; {@link Waits} runs the tries. Small: ten thousand parked task waiters
+ * are ten thousand of these.
+ */
+abstract class Waiter {
+    final LockKey key;
+    final LockMode mode;
+    final long startNanos = System.nanoTime();
+    final long budgetNanos;
+    /** The key that refused the last try: {@link #key}, or for a path one of its ancestors; and the mode asked of it. */
+    private volatile LockKey refusedKey;
+    private volatile LockMode refusedMode;
+    /** Set by a local release that woke it: a waiter that leaves after one passes the turn on. */
+    volatile boolean wokenByRelease;
+    volatile Runnable unwatch;
+    PollBackoff backoff;
+    /** Whether a try was made: later tries' refusals are this wait's, counted once. */
+    boolean triedBefore;
+    /**
+     * Who held the key at the last refusal, which a try cut short by the wait's deadline ends the wait with. Kept as its
+     * holder alone: the refusal itself would keep its stack trace, more than the rest of the waiter together.
+     */
+    private Refusal refused;
+
+    Waiter(LockKey key, LockMode mode, long budgetNanos) {
+        this.key = key;
+        this.mode = mode;
+        this.budgetNanos = budgetNanos;
+        this.refusedKey = key;
+        this.refusedMode = mode;
+    }
+
+    /** Tries again soon; from any thread. */
+    abstract void wake();
+
+    /** Whether the wait is over; a waiter found so in a queue is dropped. */
+    abstract boolean isDone();
+
+    /** A local release chose this waiter: it tries now. */
+    final void wokenByRelease() {
+        wokenByRelease = true;
+        wake();
+    }
+
+    LockKey refusedKey() {
+        return refusedKey;
+    }
+
+    LockMode refusedMode() {
+        return refusedMode;
+    }
+
+    /** Notes a refusal: who held which key, so the wait parks for that key and can end naming its holder. */
+    final void refusedBy(AlreadyLockedException held) {
+        refused = new Refusal(held.getKey(), held.getHolderNodeId(), held.getHolderThreadName(),
+                held.isHeldOnThisNode());
+        boolean own = held.getKey().equals(key.name());
+        refusedKey = own ? key : key.withName(held.getKey());
+        refusedMode = own ? mode : mode.intention();
+    }
+
+    /** The last refusal, or {@code null} before one. */
+    final AlreadyLockedException lastRefusal() {
+        return refused == null ? null : refused.exception();
+    }
+
+    /** A refusal's holder, enough to say who held the key when a wait ends without it. */
+    private record Refusal(String key, String holderNodeId, String holderThreadName, boolean heldOnThisNode) {
+        AlreadyLockedException exception() {
+            return new AlreadyLockedException(key, holderNodeId, holderThreadName, heldOnThisNode);
+        }
+    }
+}
