@@ -28,6 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** Figures 2, 3, 4, 5 and 7 on one store, each next to its baseline on the same store instance. */
 final class StoreBench {
+    /** The specs of the mode figures, made once as a caller would keep them. */
+    private static final LockSpec REPORT = LockSpec.shared("report");
+    private static final LockSpec POOL = LockSpec.permits("pool", Throughput.THREADS);
     /** The longest pause of a waiter for a holder on another node, in the hand-off figures. */
     private static final Duration HANDOFF_POLL = Duration.ofMillis(200);
     private static final Duration LONG_LEASE = Duration.ofMinutes(10);
@@ -358,18 +361,18 @@ final class StoreBench {
                         + "is cheaper): " + split);
     }
 
-    /** Figure 12: one uncontended lockShared+unlock of a key, against the raw store operations a holder needs. */
+    /** Figure 12: one uncontended shared lock+unlock of a key, against the raw store operations a holder needs. */
     private void sharedCycle() throws Exception {
-        double perCycle = storeCallsPerCycle("shared", manager -> manager.lock(LockSpec.shared("report")).close());
+        double perCycle = storeCallsPerCycle("shared", manager -> manager.lock(REPORT).close());
         try (LockManager manager = manager(subject.store(), "shared", client("shared"), Duration.ofMinutes(3))) {
             String rawKey = "shared-" + run;
             String rawOwner = "raw-reader-" + run;
-            long[] nanos = Rounds.alternate(settings, () -> manager.lock(LockSpec.shared("report")).close(),
+            long[] nanos = Rounds.alternate(settings, () -> manager.lock(REPORT).close(),
                     () -> subject.rawSharedCycle(rawKey, rawOwner));
             double count = Rounds.measured(settings);
             report.add("12. shared lock+unlock, uncontended", subject.name(), Report.micros(nanos[0] / count),
                     Report.micros(nanos[1] / count), (double) nanos[0] / nanos[1], String.format(Locale.ROOT,
-                            "lockShared+close of a key taken before: %.1f store calls per cycle; baseline: %s",
+                            "lock(shared)+close of a key taken before: %.1f store calls per cycle; baseline: %s",
                             perCycle, subject.rawSharedCycleDescription()));
         }
     }
@@ -383,10 +386,10 @@ final class StoreBench {
     private void sharedReaders() throws Exception {
         try (LockManager manager = manager(subject.store(), "readers", client("readers"), Duration.ofMinutes(3))) {
             Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(), 1,
-                    t -> manager.lock(LockSpec.shared("report")).close(), t -> manager.lock("w-" + t).close());
+                    t -> manager.lock(REPORT).close(), t -> manager.lock("w-" + t).close());
             report.add("10. 8 readers on one key", subject.name(), Report.perSecond(rates.ours().perSecond()),
                     Report.perSecond(rates.baseline().perSecond()), rates.ratio(),
-                    "lockShared+close of one key by 8 threads; baseline: lock+close of 8 distinct keys (must be >= 0.8)");
+                    "lock(shared)+close of one key by 8 threads; baseline: lock+close of 8 distinct keys (must be >= 0.8)");
         }
         String rawKey = "readers-" + run;
         Throughput.Comparison raw = Throughput.sideBySide(settings.throughputTime(), 1,
@@ -413,14 +416,14 @@ final class StoreBench {
             int cycles = 100;
             long before = counted.totalCalls();
             for (int i = 0; i < cycles; i++) {
-                manager.lock(LockSpec.permits("pool", Throughput.THREADS)).close();
+                manager.lock(POOL).close();
             }
             double perCycle = (double) (counted.totalCalls() - before) / cycles;
             Throughput.Comparison rates = Throughput.sideBySide(settings.throughputTime(), 1,
-                    t -> manager.lock(LockSpec.permits("pool", Throughput.THREADS)).close(), t -> manager.lock("w-" + t).close());
+                    t -> manager.lock(POOL).close(), t -> manager.lock("w-" + t).close());
             report.add("15. 8 permit holders on one key", storeName, Report.perSecond(rates.ours().perSecond()),
                     Report.perSecond(rates.baseline().perSecond()), rates.ratio(), String.format(Locale.ROOT,
-                            "lockPermit(\"pool\", 8)+close by 8 threads (%.1f store calls per cycle); baseline: "
+                            "lock(permits(\"pool\", 8))+close by 8 threads (%.1f store calls per cycle); baseline: "
                                     + "lock+close of 8 distinct keys", perCycle));
         }
     }
@@ -444,7 +447,7 @@ final class StoreBench {
             }
             report.add("11. hierarchical lock, 3 levels", subject.name(),
                     Report.micros((double) pathNanos / settings.cycles()), Report.micros((double) plainNanos / settings.cycles()),
-                    (double) pathNanos / plainNanos, String.format(Locale.ROOT, "lockPath(\"region/customer/order-i\", "
+                    (double) pathNanos / plainNanos, String.format(Locale.ROOT, "lock(path(\"region/customer/order-i\", "
                             + "EXCLUSIVE)+close: %.1f store calls per cycle (an intention on each ancestor, the lock, and "
                             + "a release of each); baseline: lock+close of one key", (double) pathCalls / settings.cycles()));
         }

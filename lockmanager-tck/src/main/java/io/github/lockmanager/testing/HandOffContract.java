@@ -5,22 +5,30 @@ import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockLossReason;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockEventListener;
+import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.LockSpec;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Hand-offs between threads of one node, which every store supports:
- * a key let go of while another thread of the node waits for it passes to that thread in one store
+ * Hand-offs between owners of one node, which every store supports:
+ * a key let go of while another thread or a task of the node waits for it passes to that waiter in one store
  * call, a bounded number of times in a row, and a record kept for a waiter whose claim fails is released. (A waiter
  * that wakes and does not claim at all, interrupted at that moment, is the engine's own test: no public call can
  * place an interrupt there.)
@@ -59,6 +67,41 @@ public abstract class HandOffContract extends ContractNodes {
         waiter.thread.join(30_000);
         assertThat(counted.calls("release")).as("releases with nobody waiting").isEqualTo(releases + 1);
         assertThat(other.lock("job").isNewLock()).isTrue();
+    }
+
+    /** One wait for threads and tasks: a task waiter is queued as a thread is, and takes the record over the same way. */
+    @Test
+    void aKeyLetGoOfWhileATaskOfItsNodeWaitsPassesToThatTaskInOneStoreCall() throws Exception {
+        InstrumentedStore instrumented = new InstrumentedStore(store());
+        AtomicInteger refusals = new AtomicInteger();
+        LockManager a = start(nodeBuilder("a", instrumented).eventListener(new LockEventListener() {
+            @Override
+            public void refused(String key, LockLevel level, LockMode mode) {
+                refusals.incrementAndGet();
+            }
+        }));
+        HeldElsewhere held = holdInThread(a, "job");
+        CompletableFuture<TaskLock> waiting = a.lockForTaskAsync(LockSpec.of("job"), Duration.ofSeconds(60),
+                TaskOptions.named("next")).toCompletableFuture();
+        // refused by the holder here, then parked: its task thread goes back to the pool
+        await().atMost(Duration.ofSeconds(30)).until(() -> refusals.get() > 0 && taskThreadsIdle("a"));
+        long releases = instrumented.calls("release");
+        long acquires = instrumented.calls("acquire");
+
+        held.letGo.countDown();
+
+        try (TaskLock next = waiting.get(30, TimeUnit.SECONDS)) {
+            assertThat(instrumented.calls("release")).as("releases of the key").isEqualTo(releases);
+            assertThat(instrumented.calls("acquire")).as("acquisitions of the key").isEqualTo(acquires + 1);
+            assertThat(next.getFencingToken()).isGreaterThan(held.resource.getFencingToken());
+            assertThat(held.resource.isLost()).isFalse();
+        }
+    }
+
+    private static boolean taskThreadsIdle(String node) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("lockmanager-" + node + "-tasks"))
+                .allMatch(t -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING);
     }
 
     @Test
