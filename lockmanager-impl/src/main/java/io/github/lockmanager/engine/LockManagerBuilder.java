@@ -204,7 +204,7 @@ public final class LockManagerBuilder {
     }
 
     /**
-     * The char that splits the paths of {@link LockManager#lockPath}: {@code "foo/bar"} is {@code bar} below
+     * The char that splits the paths of {@link io.github.lockmanager.LockSpec#path}: {@code "foo/bar"} is {@code bar} below
      * {@code foo}. Any char but NUL and a surrogate; every manager of one client must use the same one, since the
      * path's prefixes are the keys locked. Default {@code '/'}. Keys of the other methods are never split.
      */

@@ -126,7 +126,7 @@ public abstract class ContractNodes {
 
     /**
      * A thread of {@code node} that waits for {@code key}, held by another thread of the node
-     * ({@link LockManager#waitForLock(String, Duration)}), then holds it until {@link HeldElsewhere#letGo}; returns
+     * ({@link LockManager#waitForLock(LockSpec, Duration)}), then holds it until {@link HeldElsewhere#letGo}; returns
      * once the thread waits.
      */
     protected HeldElsewhere waitInThread(LockManager node, String key, String name) {

@@ -32,7 +32,7 @@ import java.util.concurrent.locks.Lock;
  * per key among the threads that share it (a {@code LockRegistry} hands out one).
  *
  * <p><b>Waiting.</b> {@link #lock()} and the timed {@link #tryLock(long, TimeUnit)} wait as
- * {@link LockManager#waitForLock(String, LockLevel, Duration)} does: a holder on this node wakes the waiter when it
+ * {@link LockManager#waitForLock(io.github.lockmanager.LockSpec, Duration)} does: a holder on this node wakes the waiter when it
  * lets go; one on another node wakes it where the store announces releases, else it is polled up to the manager's
  * wait poll interval. {@link #lock()} cannot be interrupted, as the interface says: it keeps waiting and returns with
  * the thread's interrupt flag set. {@link #lockInterruptibly()} throws instead.
@@ -85,7 +85,7 @@ public final class ClusterLock implements Lock {
     }
 
     /**
-     * One of {@code permits} permits of {@code key} at {@code level} ({@link LockManager#lockPermit}): as many threads,
+     * One of {@code permits} permits of {@code key} at {@code level} ({@link io.github.lockmanager.LockSpec#permits}): as many threads,
      * on any nodes, hold it at once, each its own permit, taken and given back as this class says of the lock.
      *
      * @throws IllegalArgumentException if the key is not a valid lock key, or {@code permits} is not from 1 to

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
  * Hippo's blocking waits for a {@link LockManager} lock ({@code waitForLock}: the cluster-wide
  * {@code ReentrantLock.lock()} and {@code tryLock(timeout)}), and helpers that run a task under a lock at the
  * manager's default level and give the lock back when the task ends, however it ends. All of them take the lock on
- * the calling thread; the waiting ones wait as {@link LockManager#waitForLock(String, Duration)} does: woken at once
+ * the calling thread; the waiting ones wait as {@link LockManager#waitForLock(io.github.lockmanager.LockSpec, Duration)} does: woken at once
  * by a release on this node and, where the store announces releases, on any node, else asking the store again after a
  * pause that grows to the manager's wait poll interval. Each wait is one wait for the manager's events and meters.
  */

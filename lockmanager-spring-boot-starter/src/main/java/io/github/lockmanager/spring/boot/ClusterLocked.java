@@ -61,7 +61,7 @@ public @interface ClusterLocked {
     /**
      * A number of permits from 1 to {@value io.github.lockmanager.LockManager#MAX_PERMITS}: the call takes one of that
      * many permits of the key, so that at most that many calls run at once across the cluster
-     * ({@link io.github.lockmanager.LockManager#lockPermit}); 0 (the default) takes the lock in {@link #mode()}.
+     * ({@link io.github.lockmanager.LockSpec#permits}); 0 (the default) takes the lock in {@link #mode()}.
      * Goes with the default mode only. Every method naming one key must give it the same number.
      */
     int permits() default 0;
@@ -71,7 +71,7 @@ public @interface ClusterLocked {
 
     /**
      * With {@link OnBusy#WAIT}: the longest wait, as {@code 10s}, {@code 500ms} or {@code PT1M}; empty waits without a
-     * deadline. Waits as {@link io.github.lockmanager.LockManager#waitForLock(String, Duration)} does (a holder on
+     * deadline. Waits as {@link io.github.lockmanager.LockManager#waitForLock(io.github.lockmanager.LockSpec, Duration)} does (a holder on
      * another node is polled up to the manager's {@code wait-poll-interval}). A wait that ends without the lock throws as {@link OnBusy#THROW} does.
      */
     String waitFor() default "";
@@ -88,7 +88,7 @@ public @interface ClusterLocked {
     /**
      * The lock's own lease, as {@code 2m} or {@code PT10S}: how long the key stays locked after this node stops
      * renewing it (crashed, paused, cut off); empty (the default) takes the manager's {@code lockmanager.lease}. See
-     * {@link io.github.lockmanager.LockManager#lock(String, io.github.lockmanager.LockLevel, java.time.Duration)};
+     * {@link io.github.lockmanager.LockSpec#lease(java.time.Duration)};
      * from 100 ms to one day.
      */
     String lease() default "";

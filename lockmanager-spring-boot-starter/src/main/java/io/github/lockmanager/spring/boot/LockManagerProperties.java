@@ -77,7 +77,7 @@ public class LockManagerProperties {
     /** How long closing the manager (with the application context) waits for interrupted holders. Default 10s. */
     private Duration shutdownTimeout;
 
-    /** The char that splits the paths of lockPath. Default /. */
+    /** The char that splits the paths of path locks (LockSpec.path). Default /. */
     private Character pathSeparator;
 
     /** Holds longer than this are logged with the stack that took them and flagged. Default: off. */

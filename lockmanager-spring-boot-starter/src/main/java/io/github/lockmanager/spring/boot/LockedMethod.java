@@ -69,7 +69,7 @@ final class LockedMethod {
         this.mode = settings.mode();
         this.onBusy = settings.onBusy();
         check(mode == LockMode.EXCLUSIVE || mode == LockMode.SHARED, "mode must be EXCLUSIVE or SHARED, was " + mode
-                + ": intention modes are taken on a path's ancestors by LockManager.lockPath");
+                + ": intention modes are taken on a path's ancestors by a LockSpec.path lock");
         this.permits = settings.permits();
         check(permits >= 0 && permits <= LockManager.MAX_PERMITS, "permits must be from 1 to "
                 + LockManager.MAX_PERMITS + ", or 0 for none, was " + permits);
