@@ -448,7 +448,7 @@ final class StoreBench {
             report.add("11. hierarchical lock, 3 levels", subject.name(),
                     Report.micros((double) pathNanos / settings.cycles()), Report.micros((double) plainNanos / settings.cycles()),
                     (double) pathNanos / plainNanos, String.format(Locale.ROOT, "lock(path(\"region/customer/order-i\", "
-                            + "EXCLUSIVE)+close: %.1f store calls per cycle (an intention on each ancestor, the lock, and "
+                            + "EXCLUSIVE))+close: %.1f store calls per cycle (an intention on each ancestor, the lock, and "
                             + "a release of each); baseline: lock+close of one key", (double) pathCalls / settings.cycles()));
         }
     }

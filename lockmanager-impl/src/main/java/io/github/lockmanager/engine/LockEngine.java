@@ -98,10 +98,9 @@ final class LockEngine implements LockManager {
 
     /*
      * Out of lock's line, as unlockNotHeld is out of unlock's: C2 inlines a method it has already compiled only up
-     * to 2,500 bytes of code (InlineSmallCode), and with the thread read here lock and unlock compiled to 2,432 bytes
-     * each on an AMD EPYC (2,400 on an Intel Xeon), against 2,528 with it read there (2,272 and 2,304 on the EPYC
-     * since they read the maps from this object); over the limit, a caller that C2 compiles later calls them
-     * instead.
+     * to 2,500 bytes of code (InlineSmallCode), and lock and unlock have measured close to that limit (2,272 and
+     * 2,304 bytes on an AMD EPYC with the new-lock path out of line; 2,528 with it in line); over the limit, a caller
+     * that C2 compiles later calls them instead. The owner, the calling thread, is read by the acquirer.
      */
     private LockResource acquireNew(String key, LockLevel level) throws LockException {
         return acquirer.acquire(key, level, settings.leases());
