@@ -37,6 +37,18 @@ final class WaitQueue {
         }
     }
 
+    /** How many waiters are queued, for tests: each key's queue read under its bin's lock. */
+    int size() {
+        int[] count = {0};
+        for (LockKey key : queues.keySet()) {
+            queues.computeIfPresent(key, (k, queue) -> {
+                count[0] += queue.size();
+                return queue;
+            });
+        }
+        return count[0];
+    }
+
     /** Whether a waiter of this node waits for a holder of {@code key} here: its record is worth handing over. */
     boolean isAwaited(LockKey key) {
         return !queues.isEmpty() && queues.containsKey(key);

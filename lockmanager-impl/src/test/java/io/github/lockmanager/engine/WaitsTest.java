@@ -379,6 +379,46 @@ class WaitsTest {
                         .isInstanceOf(LockManagerException.class));
     }
 
+    /** One wait: a node's waiters, threads and tasks alike, queue per key and are served in the order they came. */
+    @Test
+    void aNodesWaitersThreadsAndTasksAlikeAreServedInTheOrderTheyCame() throws Exception {
+        // a poll interval beyond the test's patience: a waiter served by its timer instead of its turn fails it
+        LockEngine a = (LockEngine) node("a");
+        CountDownLatch letGo = new CountDownLatch(1);
+        holdUntil(a, "k", letGo);
+        List<String> served = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        spawnWaiter(a, "w1", served);
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.waitQueue().size() == 1);
+        CompletableFuture<TaskLock> task = a.lockForTaskAsync(LockSpec.of("k"), FOREVER, TaskOptions.named("t2"))
+                .toCompletableFuture();
+        task.thenAccept(lock -> {
+            served.add("t2");
+            lock.close();
+        });
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.waitQueue().size() == 2);
+        spawnWaiter(a, "w3", served);
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.waitQueue().size() == 3);
+
+        letGo.countDown();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> served.size() == 3);
+        assertThat(served).containsExactly("w1", "t2", "w3");
+        assertThat(a.waitQueue().size()).isZero();
+    }
+
+    private void spawnWaiter(LockManager node, String name, List<String> served) {
+        Thread waiter = new Thread(() -> {
+            try (LockResource held = node.waitForLock(LockSpec.of("k"), FOREVER)) {
+                served.add(name);
+            } catch (Exception e) {
+                served.add(name + " failed: " + e);
+            }
+        }, name);
+        threads.add(waiter);
+        waiter.start();
+    }
+
     @Test
     void badArgumentsAreNamed() throws Exception {
         LockManager a = node("a");
