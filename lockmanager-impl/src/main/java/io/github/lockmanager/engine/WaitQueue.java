@@ -67,6 +67,9 @@ final class WaitQueue {
                     it.remove();
                 } else if (!isKeptOut(waiter)) {
                     it.remove();
+                    // marked under the queue's lock: a waiter that leaves removes itself under it first, then reads
+                    // the mark, so a turn given to a waiter leaving at that moment is passed on, never lost
+                    waiter.wokenByRelease = true;
                     next[0] = waiter;
                     break;
                 }
@@ -74,7 +77,7 @@ final class WaitQueue {
             return queue.isEmpty() ? null : queue;
         });
         if (next[0] != null) {
-            next[0].wokenByRelease();
+            next[0].wake();
         }
     }
 

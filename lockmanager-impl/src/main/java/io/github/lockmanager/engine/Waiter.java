@@ -18,7 +18,10 @@ abstract class Waiter {
     /** The key that refused the last try: {@link #key}, or for a path one of its ancestors; and the mode asked of it. */
     private volatile LockKey refusedKey;
     private volatile LockMode refusedMode;
-    /** Set by a local release that woke it: a waiter that leaves after one passes the turn on. */
+    /**
+     * Set by a local release that chose it ({@link WaitQueue#keyGone}): a waiter that leaves after one passes the turn
+     * on.
+     */
     volatile boolean wokenByRelease;
     volatile Runnable unwatch;
     PollBackoff backoff;
@@ -43,12 +46,6 @@ abstract class Waiter {
 
     /** Whether the wait is over; a waiter found so in a queue is dropped. */
     abstract boolean isDone();
-
-    /** A local release chose this waiter: it tries now. */
-    final void wokenByRelease() {
-        wokenByRelease = true;
-        wake();
-    }
 
     LockKey refusedKey() {
         return refusedKey;

@@ -201,10 +201,12 @@ final class Waits {
         @Override
         public void run() {
             stopTimer();
-            parking.unpark(this);
             if (future.isDone()) {
+                // ended while a release chose it: the turn goes on to the next waiter
+                parking.leave(this, false);
                 return;
             }
+            parking.unpark(this);
             try {
                 TaskLock lock = parking.tryOnce(this, attempt);
                 if (!future.complete(lock)) {
