@@ -1,6 +1,7 @@
 package io.github.lockmanager;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -132,6 +133,21 @@ public interface LockManager extends AutoCloseable {
     boolean isLocked(String key, LockLevel level) throws LockManagerException;
 
     /**
+     * Takes every lock of {@code specs} for the calling thread, all or nothing, waiting up to {@code maxWait}: the
+     * specs are tried in one global order (level, then key), so two sets that overlap are taken alike; when one is
+     * refused, those taken are given back and the thread waits for the refused one alone (holding nothing else), then
+     * tries the rest again. So a set never waits while holding part of itself, and a refusal or timeout leaves nothing
+     * of it held. {@link Duration#ZERO} tries once.
+     *
+     * @param specs one or more specs of distinct keys (a path counts by its whole path)
+     * @throws AlreadyLockedException   if {@code maxWait} passed first (the last refusal)
+     * @throws LockManagerException     if the store failed; nothing of the set is held
+     * @throws InterruptedException     if the thread was interrupted; nothing of the set is held
+     * @throws IllegalArgumentException if {@code specs} is empty, holds null or names one key twice at one level
+     */
+    LockSet waitForAll(Collection<LockSpec> specs, Duration maxWait) throws LockException, InterruptedException;
+
+    /**
      * Every live lock of this manager's client id: its farm's {@link LockLevel#DC} locks and all its
      * {@link LockLevel#XDC} locks, held by any node, including those marked for abort; one per holder, with its
      * {@link Lock#getMode() mode} (a key held shared by three threads shows three times).
@@ -139,6 +155,15 @@ public interface LockManager extends AutoCloseable {
      * @throws LockManagerException if the store failed
      */
     List<Lock> getLocks() throws LockManagerException;
+
+    /**
+     * Every waiter of this manager's client id (its farm's {@link LockLevel#DC} keys and all its {@link LockLevel#XDC}
+     * keys) that registered a request ({@link LockSpec#fair fair} waits do), on any node, oldest first per key. A waiter
+     * that registered nothing is not shown. One store listing, as {@link #getLocks()}.
+     *
+     * @throws LockManagerException if the store failed
+     */
+    List<LockWaiter> getWaiters() throws LockManagerException;
 
     /**
      * Asks the holder of {@code key} at the default level (every holder of a shared key), on whichever node, to

@@ -20,6 +20,12 @@ public class LockManagerException extends LockException {
         RETRIES_EXHAUSTED,
         /** The store's table, namespace or other structure could not be created or has the wrong layout. */
         TABLE_CREATION_ERROR,
+        /**
+         * The wait was one of a cycle of waits (each owner waits for a lock another one of the cycle holds, on any
+         * nodes) and was chosen to end so that the others can go on; the message names the cycle. Found among
+         * {@link LockSpec#fair fair} waits, which register their requests.
+         */
+        DEADLOCK,
         /** Anything else: a bug, or an answer from the store that makes no sense. */
         INTERNAL_ERROR
     }

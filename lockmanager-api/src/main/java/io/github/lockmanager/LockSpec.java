@@ -35,14 +35,21 @@ public final class LockSpec {
     private final boolean path;
     private final LockLevel level;
     private final Duration lease;
+    private final Boolean fair;
 
     private LockSpec(String key, LockMode mode, int permits, boolean path, LockLevel level, Duration lease) {
+        this(key, mode, permits, path, level, lease, null);
+    }
+
+    private LockSpec(String key, LockMode mode, int permits, boolean path, LockLevel level, Duration lease,
+                     Boolean fair) {
         this.key = key;
         this.mode = mode;
         this.permits = permits;
         this.path = path;
         this.level = level;
         this.lease = lease;
+        this.fair = fair;
     }
 
     /**
@@ -97,7 +104,21 @@ public final class LockSpec {
 
     /** This spec at {@code level} rather than the manager's default one. */
     public LockSpec at(LockLevel level) {
-        return new LockSpec(key, mode, permits, path, Require.notNull(level, "lock level"), lease);
+        return new LockSpec(key, mode, permits, path, Require.notNull(level, "lock level"), lease, fair);
+    }
+
+    /**
+     * This spec waited for in turn ({@code true}) or not, whatever the manager's default
+     * ({@code LockManagerBuilder.fair}). A fair wait registers a request in the store (one call) when it is refused,
+     * kept alive with the node's locks, visible to every node ({@link LockManager#getWaiters()}) and withdrawn when the
+     * wait ends in any way; it takes the key only when no earlier request of the key (of a mode that conflicts with
+     * its own; any earlier permit request) is still waiting, nor an earlier one on an ancestor of its path. A fair
+     * {@link LockManager#lock(LockSpec) one-try lock} registers nothing, and is refused while such a request waits.
+     * Costs: one store read before each fair try (one per step's ancestor for a path), one write to register and one
+     * to withdraw. See docs/requests.md.
+     */
+    public LockSpec fair(boolean fair) {
+        return new LockSpec(key, mode, permits, path, level, lease, fair);
     }
 
     /**
@@ -111,7 +132,7 @@ public final class LockSpec {
      * @throws IllegalArgumentException if {@code lease} is null or out of range
      */
     public LockSpec lease(Duration lease) {
-        return new LockSpec(key, mode, permits, path, level, checkLease(lease));
+        return new LockSpec(key, mode, permits, path, level, checkLease(lease), fair);
     }
 
     /**
@@ -157,20 +178,27 @@ public final class LockSpec {
         return lease;
     }
 
+    /** What {@link #fair(boolean)} set, or {@code null} for the manager's default. */
+    public Boolean fair() {
+        return fair;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof LockSpec other && key.equals(other.key) && mode == other.mode && permits == other.permits
-                && path == other.path && level == other.level && Objects.equals(lease, other.lease);
+                && path == other.path && level == other.level && Objects.equals(lease, other.lease)
+                && Objects.equals(fair, other.fair);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(key, mode, permits, path, level, lease);
+        return Objects.hash(key, mode, permits, path, level, lease, fair);
     }
 
     @Override
     public String toString() {
         return "LockSpec[" + (path ? "path " : "") + "'" + key + "' " + mode + (permits > 0 ? " of " + permits : "")
-                + (level != null ? ", " + level : "") + (lease != null ? ", lease " + lease : "") + "]";
+                + (level != null ? ", " + level : "") + (lease != null ? ", lease " + lease : "")
+                + (fair != null ? (fair ? ", fair" : ", unfair") : "") + "]";
     }
 }

@@ -30,10 +30,15 @@ public final class LockKey {
      * a store hashes each new key at once. It takes the level's ordinal, not its identity hash, so that a key hashes
      * alike in every JVM.
      */
-    private record Scope(LockLevel level, String farmId, String clientId, int hash) {
+    private record Scope(LockLevel level, String farmId, String clientId, boolean requests, int hash) {
         static Scope of(LockLevel level, String farmId, String clientId) {
-            return new Scope(level, farmId, clientId,
-                    (level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode());
+            return of(level, farmId, clientId, false);
+        }
+
+        static Scope of(LockLevel level, String farmId, String clientId, boolean requests) {
+            return new Scope(level, farmId, clientId, requests,
+                    ((level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode()) * 31
+                            + (requests ? 1 : 0));
         }
 
         @Override
@@ -73,12 +78,50 @@ public final class LockKey {
     }
 
     /**
+     * The key under which the requests of waiters for this key are kept ({@link #isRequests()}): the same level, farm,
+     * client and name, in a space of its own that no lock key shares. A waiter that asks for a place in line holds one of
+     * its {@link io.github.lockmanager.LockManager#MAX_PERMITS} permits, so every waiter's request is a record of its
+     * own, in the order of their fencing tokens. Its {@link #storageKey()} starts with {@link #REQUESTS_PREFIX}.
+     *
+     * @throws IllegalStateException if this key is itself a requests key
+     */
+    public LockKey requests() {
+        if (scope.requests()) {
+            throw new IllegalStateException("a requests key has no requests key of its own: " + this);
+        }
+        return new LockKey(Scope.of(scope.level(), scope.farmId(), scope.clientId(), true), name);
+    }
+
+    /** Whether this key holds the requests of waiters for a lock key ({@link #requests()}) rather than a lock. */
+    public boolean isRequests() {
+        return scope.requests();
+    }
+
+    /** The lock key whose requests this key holds; this key itself if it is a lock key. */
+    public LockKey lockKey() {
+        return scope.requests() ? new LockKey(Scope.of(scope.level(), scope.farmId(), scope.clientId()), name) : this;
+    }
+
+    /**
+     * What a requests key's {@link #storageKey()} starts with, before its level: no lock key's storage key starts with
+     * it, since those start with their level.
+     */
+    public static final String REQUESTS_PREFIX = "Q";
+
+    /**
      * The key that {@link #storageKey()} returned.
      *
      * @throws IllegalArgumentException if {@code storageKey} is not of that form
      */
     public static LockKey parse(String storageKey) {
         Require.notNull(storageKey, "storageKey");
+        if (storageKey.startsWith(REQUESTS_PREFIX)) {
+            LockKey lock = parse(storageKey.substring(REQUESTS_PREFIX.length()));
+            if (lock.isRequests()) {
+                throw new IllegalArgumentException("not a lock storage key: '" + storageKey + "'");
+            }
+            return lock.requests();
+        }
         int first = storageKey.indexOf(SEPARATOR);
         int second = first < 0 ? -1 : storageKey.indexOf(SEPARATOR, first + 1);
         if (second < 0) {
@@ -200,9 +243,9 @@ public final class LockKey {
      * as long as the lock, and a store that needs the string needs it only for its calls.
      */
     public String storageKey() {
-        return scope.level() == LockLevel.DC
+        return (scope.requests() ? REQUESTS_PREFIX : "") + (scope.level() == LockLevel.DC
                 ? "DC" + SEPARATOR + scope.farmId() + SEPARATOR + scope.clientId() + SEPARATOR + name
-                : "XDC" + SEPARATOR + scope.clientId() + SEPARATOR + name;
+                : "XDC" + SEPARATOR + scope.clientId() + SEPARATOR + name);
     }
 
     /** Equal keys have equal storage keys, and the other way round (see the class comment). */

@@ -10,9 +10,6 @@ import io.github.lockmanager.spi.LockHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.security.SecureRandom;
-import java.util.HexFormat;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Takes a key for an {@link Owner}, a thread or a task, that does not hold it yet, or re-enters one a thread holds
@@ -30,12 +27,12 @@ final class Acquirer {
     private final Releaser releaser;
     private final Events events;
     private final Grants grants;
-    /** Owner tokens are unique per acquisition, also across restarts of a node that keeps its node id. */
-    private final String ownerTokenPrefix;
-    private final AtomicLong ownerTokenCounter = new AtomicLong();
+    private final OwnerTokens tokens;
+    private final Requests requests;
 
     Acquirer(EngineSettings settings, AcquisitionTable table, KeyScope keys, Lifecycle lifecycle, StoreCalls calls,
-             Releaser releaser, HandOffs handOffs, HeldTooLong heldTooLong, Events events) {
+             Releaser releaser, HandOffs handOffs, HeldTooLong heldTooLong, Events events, OwnerTokens tokens,
+             Requests requests) {
         this.nodeId = settings.nodeId();
         this.table = table;
         this.keys = keys;
@@ -43,30 +40,31 @@ final class Acquirer {
         this.releaser = releaser;
         this.events = events;
         this.grants = new Grants(settings, table, lifecycle, calls, releaser, handOffs, heldTooLong, events);
-        byte[] random = new byte[8];
-        new SecureRandom().nextBytes(random);
-        this.ownerTokenPrefix = HexFormat.of().formatHex(random) + ":";
+        this.tokens = tokens;
+        this.requests = requests;
     }
 
     /**
      * Takes {@code key} exclusively for the calling thread, which does not hold it exclusively yet, with
      * {@code leases}' lease: the path of {@code lock(key)}, with nothing to allocate for its owner.
      */
-    LockResource acquire(String key, LockLevel level, LeasePolicy leases) throws LockException {
-        return acquire(key, level, LockMode.EXCLUSIVE, 0, ThreadOwner.CALLING, leases);
+    LockResource acquire(String key, LockLevel level, LeasePolicy leases, FairTurn turn) throws LockException {
+        return acquire(key, level, LockMode.EXCLUSIVE, 0, ThreadOwner.CALLING, leases, turn);
     }
 
     /**
      * Takes {@code key} in {@code mode} for {@code owner}: a new hold on the owner's own acquisition that covers
      * {@code mode} (exclusively included; a thread's only, a task never re-enters), else a holder of its own in the
-     * store. {@code permits} go with {@link LockMode#PERMIT} and are 0 otherwise.
+     * store. {@code permits} go with {@link LockMode#PERMIT} and are 0 otherwise. With a {@code turn} (a fair try), a
+     * new holder is not asked of the store while an earlier request waits for the key ({@link Requests#ahead}); a
+     * re-entry or a hold the owner's own covers is never held back, since the waiters may wait for the owner itself.
      *
      * @throws AlreadyLockedException if a holder in a conflicting mode has the key (or all its permits are held)
      * @throws IllegalStateException  if {@code owner} would upgrade a hold of its own, or the key's holders (or the
      *                                owner's own permit) use another number of permits
      */
-    LockResource acquire(String key, LockLevel level, LockMode mode, int permits, Owner owner, LeasePolicy leases)
-            throws LockException {
+    LockResource acquire(String key, LockLevel level, LockMode mode, int permits, Owner owner, LeasePolicy leases,
+                         FairTurn turn) throws LockException {
         if (mode == LockMode.PERMIT) {
             Acquisition own = table.get(level, key, owner.id(), LockMode.PERMIT);
             if (own != null && !own.isGone() && own.permits() != permits) {
@@ -74,7 +72,7 @@ final class Acquirer {
             }
         }
         try {
-            return take(key, level, mode, permits, owner, leases);
+            return take(key, level, mode, permits, owner, leases, turn);
         } catch (AlreadyLockedException e) {
             events.refused(key, level, mode);
             throw e;
@@ -82,7 +80,7 @@ final class Acquirer {
     }
 
     private LockResource take(String key, LockLevel level, LockMode mode, int permits, Owner owner,
-                              LeasePolicy leases) throws LockException {
+                              LeasePolicy leases, FairTurn turn) throws LockException {
         boolean exclusive = mode == LockMode.EXCLUSIVE;
         boolean leftoverReleased = false;
         while (true) {
@@ -111,6 +109,13 @@ final class Acquirer {
             }
             // a key already in the table passed this when it was first locked
             LockKey.requireName(key);
+            if (turn != null) {
+                AlreadyLockedException before = requests.ahead(turn, keys.storeKey(level, key), mode);
+                turn.behind = before != null;
+                if (before != null) {
+                    throw before;
+                }
+            }
             Acquisition mine = owner.acquisition(handle(key, level), mode, permits, leases);
             if (table.putIfAbsent(mine) != null) {
                 continue;
@@ -123,7 +128,7 @@ final class Acquirer {
     }
 
     private LockHandle handle(String key, LockLevel level) {
-        return LockHandle.of(keys.storeKey(level, key), ownerTokenPrefix, ownerTokenCounter.incrementAndGet());
+        return tokens.newHandle(keys.storeKey(level, key));
     }
 
     /**

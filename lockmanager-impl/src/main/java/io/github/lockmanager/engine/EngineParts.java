@@ -33,6 +33,8 @@ final class EngineParts {
     final WaitQueue queue;
     final TaskThreads tasks;
     final Waits waits;
+    final Requests requests;
+    final Deadlocks deadlocks;
 
     EngineParts(EngineSettings settings) {
         this.settings = settings;
@@ -50,17 +52,22 @@ final class EngineParts {
                 keeperThread);
         this.delivery = new Delivery(settings, calls, releaser, events);
         this.heldTooLong = new HeldTooLong(settings, events);
-        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, handOffs, heldTooLong, events);
+        OwnerTokens tokens = new OwnerTokens();
+        this.requests = new Requests(settings, calls, table, keys, tokens);
+        this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, handOffs, heldTooLong, events,
+                tokens, requests);
         this.keeper = new LeaseKeeper(settings, table, calls, releaser, delivery, heldTooLong, events, keeperThreads,
-                keeperThread);
+                keeperThread, List.of(requests::keep));
+        this.deadlocks = new Deadlocks(settings, calls, keys, requests);
         this.callLeases = new CallLeases(settings.leases(), keeper, settings.store());
         this.tasks = new TaskThreads(settings, lifecycle);
-        this.waits = new Waits(settings, new Parking(settings, queue, events), tasks, events, lifecycle);
+        this.waits = new Waits(settings, new Parking(settings, queue, requests, events), tasks, events, lifecycle);
     }
 
     /** Starts the keeper and registers the manager's MBean if asked to. */
     void start(AdminBean adminBean) {
         keeper.start();
+        keeper.every(Deadlocks.INTERVAL, "Deadlock detection", deadlocks::look);
         if (settings.registerMBean()) {
             adminBean.register();
         }
@@ -76,6 +83,7 @@ final class EngineParts {
         }
         waits.stop();
         tasks.stop();
+        requests.stop();
         List<Acquisition> held = table.held();
         log.info("Closing lock manager of node '{}': {} locks held; interrupting their holders (asking tasks to stop) "
                 + "and waiting up to {} for them to unlock", settings.nodeId(), held.size(), settings.shutdownTimeout());

@@ -7,6 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.LongConsumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -54,9 +56,13 @@ final class LeaseKeeper {
      * @param keeperThreads the factory of {@code keeperThread}, the keeper's executor, which the releaser shares for
      *                      its one-off releases
      */
+    /** What else runs on each keeper cycle, after renewal: the fair waiters' requests and deadlock detection. */
+    private final List<LongConsumer> duties;
+
     LeaseKeeper(EngineSettings settings, AcquisitionTable table, StoreCalls calls, Releaser releaser, Delivery delivery,
                 HeldTooLong heldTooLong, Events events, NamedThreadFactory keeperThreads,
-                ScheduledExecutorService keeperThread) {
+                ScheduledExecutorService keeperThread, List<LongConsumer> duties) {
+        this.duties = List.copyOf(duties);
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.time = settings.timeSource();
@@ -78,6 +84,17 @@ final class LeaseKeeper {
     synchronized void start() {
         nextPurgeNanos = time.nanoTime() + purgeInterval.toNanos();
         schedule(leases.tickNanos(), leases.watchdogPeriodNanos());
+    }
+
+    /** Runs {@code duty} on the keeper thread every {@code period} as well, until the keeper stops. */
+    synchronized void every(Duration period, String name, Runnable duty) {
+        keeperThread.scheduleWithFixedDelay(() -> {
+            try {
+                duty.run();
+            } catch (RuntimeException | Error e) {
+                log.error("{} of node '{}' failed unexpectedly; it runs again in {}", name, nodeId, period, e);
+            }
+        }, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -142,6 +159,9 @@ final class LeaseKeeper {
             releaser.retryPending(now);
             renewal.cycle(now, tickNanos);
             heldTooLong.check(now);
+            for (LongConsumer duty : duties) {
+                duty.accept(now);
+            }
             purgeWhenDue(now);
         } catch (RuntimeException | Error e) {
             log.error("Keeper cycle of node '{}' failed unexpectedly; it runs again in {} ms", nodeId,

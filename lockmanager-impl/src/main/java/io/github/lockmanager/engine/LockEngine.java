@@ -8,7 +8,10 @@ import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.LockSet;
 import io.github.lockmanager.LockSpec;
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockWaiter;
 import io.github.lockmanager.TaskLock;
 import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.internal.Require;
@@ -20,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +59,7 @@ final class LockEngine implements LockManager {
     private final Operations operations;
     private final Waits waits;
     private final TaskThreads tasks;
+    private final Requests requests;
 
     private LockEngine(EngineParts parts) {
         this.parts = parts;
@@ -69,6 +74,7 @@ final class LockEngine implements LockManager {
         this.callLeases = parts.callLeases;
         this.waits = parts.waits;
         this.tasks = parts.tasks;
+        this.requests = parts.requests;
         this.adminBean = new AdminBean(settings, table, this, parts.heldTooLong);
         this.operations = new Operations(parts);
     }
@@ -103,24 +109,54 @@ final class LockEngine implements LockManager {
      * that C2 compiles later calls them instead. The owner, the calling thread, is read by the acquirer.
      */
     private LockResource acquireNew(String key, LockLevel level) throws LockException {
-        return acquirer.acquire(key, level, settings.leases());
+        return acquirer.acquire(key, level, settings.leases(),
+                settings.fair() ? threadTurn(keys.storeKey(level, key), LockMode.EXCLUSIVE, 0, (char) 0) : null);
     }
 
     @Override
     public LockResource lock(LockSpec spec) throws LockException {
-        return take(spec, ThreadOwner.CALLING);
+        Require.notNull(spec, "lock spec");
+        return take(spec, ThreadOwner.CALLING, threadTurn(spec));
     }
 
     /** Takes what {@code spec} says for {@code owner}: a key in its mode, or each step of a path. */
-    private LockResource take(LockSpec spec, Owner owner) throws LockException {
-        Require.notNull(spec, "lock spec");
+    private LockResource take(LockSpec spec, Owner owner, FairTurn turn) throws LockException {
         LockLevel level = levelOf(spec);
         LeasePolicy leases = spec.lease() != null ? callLeases.of(spec.lease()) : settings.leases();
         if (spec.isPath()) {
             return PathResource.take(acquirer, LockPaths.prefixes(spec.key(), settings.pathSeparator()), spec.mode(),
-                    level, owner, leases);
+                    level, owner, leases, turn);
         }
-        return acquirer.acquire(spec.key(), level, spec.mode(), spec.permits(), owner, leases);
+        return acquirer.acquire(spec.key(), level, spec.mode(), spec.permits(), owner, leases, turn);
+    }
+
+    private boolean isFair(LockSpec spec) {
+        return spec.fair() != null ? spec.fair() : settings.fair();
+    }
+
+    /** The turn of a fair spec for the calling thread, or {@code null} for an unfair one. */
+    private FairTurn threadTurn(LockSpec spec) {
+        return isFair(spec) ? threadTurn(keys.storeKey(levelOf(spec), spec.key()), spec.mode(), spec.permits(),
+                separatorOf(spec)) : null;
+    }
+
+    private char separatorOf(LockSpec spec) {
+        return spec.isPath() ? settings.pathSeparator() : 0;
+    }
+
+    private static FairTurn threadTurn(LockKey key, LockMode mode, int permits, char separator) {
+        Thread me = Thread.currentThread();
+        return new FairTurn(key, mode, permits, separator, held -> held.isHeldBy(me), me.getName());
+    }
+
+    /** The turn of a fair spec for the task {@code task}, or {@code null} for an unfair one. */
+    private FairTurn taskTurn(LockSpec spec, TaskOptions task) {
+        if (!isFair(spec)) {
+            return null;
+        }
+        String name = task.name();
+        return new FairTurn(keys.storeKey(levelOf(spec), spec.key()), spec.mode(), spec.permits(), separatorOf(spec),
+                held -> held instanceof TaskAcquisition mine && mine.taskName().equals(name), "task:" + name);
     }
 
     @Override
@@ -187,6 +223,12 @@ final class LockEngine implements LockManager {
     }
 
     @Override
+    public List<LockWaiter> getWaiters() throws LockManagerException {
+        lifecycle.requireNotClosed();
+        return requests.list();
+    }
+
+    @Override
     public void abort(String key) throws LockManagerException {
         abort(key, settings.defaultLevel());
     }
@@ -212,15 +254,45 @@ final class LockEngine implements LockManager {
     @Override
     public LockResource waitForLock(LockSpec spec, Duration maxWait) throws LockException, InterruptedException {
         Require.notNull(spec, "lock spec");
-        return waits.await(() -> take(spec, ThreadOwner.CALLING), keys.storeKey(levelOf(spec), spec.key()), spec.mode(),
-                maxWait);
+        FairTurn turn = threadTurn(spec);
+        return waits.await(() -> take(spec, ThreadOwner.CALLING, turn), keys.storeKey(levelOf(spec), spec.key()),
+                spec.mode(), maxWait, turn);
+    }
+
+    @Override
+    public LockSet waitForAll(Collection<LockSpec> specs, Duration maxWait) throws LockException,
+            InterruptedException {
+        List<Integer> order = HeldSet.order(specs, settings.defaultLevel());
+        List<LockSpec> given = List.copyOf(specs);
+        long budget = Parking.budgetNanos(maxWait);
+        long start = System.nanoTime();
+        int[] refused = {-1};
+        int waitedFor = -1;
+        LockResource first = null;
+        while (true) {
+            try {
+                return HeldSet.tryAll(given, order, waitedFor, first,
+                        spec -> take(spec, ThreadOwner.CALLING, threadTurn(spec)), refused);
+            } catch (AlreadyLockedException e) {
+                long waited = System.nanoTime() - start;
+                if (budget == 0) {
+                    throw e;
+                }
+                if (waited >= budget) {
+                    throw new AlreadyLockedException(e, Duration.ofNanos(waited));
+                }
+                // nothing of the set is held now: wait for the refused lock alone, then try the rest with it
+                waitedFor = refused[0];
+                first = waitForLock(given.get(waitedFor), Duration.ofNanos(budget - waited));
+            }
+        }
     }
 
     @Override
     public TaskLock lockForTask(LockSpec spec, TaskOptions task) throws LockException {
         Require.notNull(spec, "lock spec");
         Require.notNull(task, "task options");
-        return takeForTask(spec, task);
+        return takeForTask(spec, task, taskTurn(spec, task));
     }
 
     @Override
@@ -229,14 +301,15 @@ final class LockEngine implements LockManager {
         Require.notNull(task, "task options");
         long budget = Parking.budgetNanos(maxWait);
         lifecycle.requireOpen();
-        return waits.start(() -> takeForTask(spec, task), keys.storeKey(levelOf(spec), spec.key()), spec.mode(),
-                budget);
+        FairTurn turn = taskTurn(spec, task);
+        return waits.start(() -> takeForTask(spec, task, turn), keys.storeKey(levelOf(spec), spec.key()), spec.mode(),
+                budget, turn);
     }
 
     /** One try at {@code spec} for a new task owner: each call for a task is a lock of its own. */
-    private TaskLock takeForTask(LockSpec spec, TaskOptions task) throws LockException {
+    private TaskLock takeForTask(LockSpec spec, TaskOptions task, FairTurn turn) throws LockException {
         TaskOwner owner = new TaskOwner(task, settings.nodeId());
-        return new TaskHold(take(spec, owner), owner, tasks);
+        return new TaskHold(take(spec, owner, turn), owner, tasks);
     }
 
     private LockLevel levelOf(LockSpec spec) {

@@ -5,6 +5,7 @@ import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockLossListener;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.spi.LockKey;
@@ -61,6 +62,7 @@ public final class LockManagerBuilder {
     private Duration heldTooLong = Duration.ZERO;
     private Duration waitPollInterval = Duration.ofMillis(100);
     private int maxLocalHandOffs = 4;
+    private boolean fair;
 
     private LockManagerBuilder() {
     }
@@ -242,6 +244,18 @@ public final class LockManagerBuilder {
     }
 
     /**
+     * Whether locks are taken in turn when a spec does not say ({@link LockSpec#fair(boolean)}): every new acquisition
+     * of this manager ({@link LockManager#lock(String)} included; never a re-entry) first reads the key's line of
+     * requests in the store and is refused while an earlier request waits, and a refused wait registers a request of
+     * its own. Costs one store read per new acquisition; see docs/requests.md. Default {@code false}: a node's waiters
+     * queue per key, and a key is handed over within a node at most {@link #maxLocalHandOffs} times in a row.
+     */
+    public LockManagerBuilder fair(boolean fair) {
+        this.fair = fair;
+        return this;
+    }
+
+    /**
      * The longest pause between two tries of a {@link LockManager#waitForLock blocking wait} for a key held on
      * another node, where the store does not announce releases (or between two checks where it does): the first pause
      * is an eighth of it, each next one up to twice as long, jittered so that waiters drift apart. A holder on this
@@ -288,7 +302,7 @@ public final class LockManagerBuilder {
         EngineSettings settings = new EngineSettings(store, clientId, farmId,
                 nodeId != null ? nodeId : defaultNodeId(), leases, renewalBatchSize, defaultLevel, timeSource,
                 lossListener, eventListener, shutdownTimeout, purgeInterval, registerMBean, pathSeparator, heldTooLong,
-                maxLocalHandOffs, waitPollInterval);
+                maxLocalHandOffs, waitPollInterval, fair);
         store.initialize();
         return LockEngine.start(settings);
     }

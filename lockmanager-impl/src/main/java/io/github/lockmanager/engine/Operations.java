@@ -54,7 +54,7 @@ final class Operations {
         lifecycle.requireNotClosed();
         List<Lock> locks = new ArrayList<>();
         for (LockRecord record : calls.run(store::list)) {
-            if (keys.includes(record.key())) {
+            if (!record.key().isRequests() && keys.includes(record.key())) {
                 locks.add(record.toLock());
             }
         }

@@ -50,13 +50,15 @@ final class Parking {
     private final LockStore store;
     private final Events events;
     private final WaitQueue queue;
+    private final Requests requests;
 
-    Parking(EngineSettings settings, WaitQueue queue, Events events) {
+    Parking(EngineSettings settings, WaitQueue queue, Requests requests, Events events) {
         this.nodeId = settings.nodeId();
         this.pollNanos = settings.waitPollInterval().toNanos();
         this.store = settings.store();
         this.events = events;
         this.queue = queue;
+        this.requests = requests;
     }
 
     /**
@@ -73,16 +75,34 @@ final class Parking {
         long budget = waiter.budgetNanos;
         try {
             if (budget == 0 || budget == Long.MAX_VALUE) {
-                return attempt.take();
+                return take(waiter, attempt);
             }
             CallDeadline.set(Math.max(waiter.startNanos + budget, System.nanoTime() + LAST_TRY_NANOS));
             try {
-                return attempt.take();
+                return take(waiter, attempt);
             } finally {
                 CallDeadline.clear();
             }
         } finally {
             events.triedOnce();
+        }
+    }
+
+    /** The try itself; a fair waiter refused registers its request, if it has none yet. */
+    private <T> T take(Waiter waiter, Attempt<T> attempt) throws LockException {
+        FairTurn turn = waiter.turn;
+        if (turn == null) {
+            return attempt.take();
+        }
+        String cycle = turn.deadlock;
+        if (cycle != null) {
+            throw new LockManagerException(LockManagerException.ErrorCode.DEADLOCK, cycle);
+        }
+        try {
+            return attempt.take();
+        } catch (AlreadyLockedException refused) {
+            requests.register(turn);
+            throw refused;
         }
     }
 
@@ -95,6 +115,18 @@ final class Parking {
     long park(Waiter waiter, AlreadyLockedException held, long remainingNanos) {
         waiter.refusedBy(held);
         long pause;
+        if (waiter.turn != null && waiter.turn.behind) {
+            // held back by an earlier request, not by a holder: no release of ours wakes it for that, so it looks
+            // again after a backoff; a turn a local release gave it goes on to the next local waiter
+            if (waiter.wokenByRelease) {
+                waiter.wokenByRelease = false;
+                queue.keyGone(waiter.refusedKey());
+            }
+            if (waiter.backoff == null) {
+                waiter.backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
+            }
+            return Math.min(waiter.backoff.nextNanos(), remainingNanos);
+        }
         if (held.isHeldOnThisNode()) {
             queue.add(waiter);
             if (queue.noneLeft(waiter.refusedKey())) {
@@ -143,6 +175,9 @@ final class Parking {
      */
     void leave(Waiter waiter, boolean acquired) {
         unpark(waiter);
+        if (waiter.turn != null) {
+            requests.withdraw(waiter.turn);
+        }
         if (waiter.wokenByRelease || acquired) {
             queue.keyGone(waiter.refusedKey());
         }

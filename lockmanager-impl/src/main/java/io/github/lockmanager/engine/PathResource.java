@@ -29,15 +29,17 @@ final class PathResource implements LockResource {
 
     /**
      * Takes each of {@code steps} top-down for {@code owner}, the ancestors in {@code mode}'s intention and the last in
-     * {@code mode}; if a step is refused or fails, gives back the steps already taken before throwing.
+     * {@code mode}; if a step is refused or fails, gives back the steps already taken before throwing. A fair
+     * {@code turn} (or {@code null}) is asked at each step.
      */
     static PathResource take(Acquirer acquirer, List<String> steps, LockMode mode, LockLevel level, Owner owner,
-                             LeasePolicy leases) throws LockException {
+                             LeasePolicy leases, FairTurn turn) throws LockException {
         List<LockResource> taken = new ArrayList<>(steps.size());
         try {
             for (int i = 0; i < steps.size(); i++) {
                 boolean resource = i == steps.size() - 1;
-                taken.add(acquirer.acquire(steps.get(i), level, resource ? mode : mode.intention(), 0, owner, leases));
+                taken.add(acquirer.acquire(steps.get(i), level, resource ? mode : mode.intention(), 0, owner, leases,
+                        turn));
             }
         } catch (LockException | RuntimeException e) {
             closeBottomUp(taken);

@@ -36,6 +36,11 @@ final class TaskAcquisition extends Acquisition {
     private final int permits;
     private final Place place;
 
+    /** The name of the task that holds it: a task is known by its name, for what its requests say it holds. */
+    String taskName() {
+        return owner.taskName();
+    }
+
     TaskAcquisition(LockHandle handle, Task owner, LockMode mode, int permits, LeasePolicy leases) {
         super(handle, null, owner.name(), leases);
         this.owner = owner;

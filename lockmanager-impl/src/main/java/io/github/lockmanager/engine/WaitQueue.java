@@ -49,9 +49,25 @@ final class WaitQueue {
         return count[0];
     }
 
-    /** Whether a waiter of this node waits for a holder of {@code key} here: its record is worth handing over. */
+    /**
+     * Whether an unfair waiter of this node waits for a holder of {@code key} here: its record is worth handing over. A
+     * fair waiter is never handed a record: the key goes to the first request in the store's line, wherever it waits.
+     */
     boolean isAwaited(LockKey key) {
-        return !queues.isEmpty() && queues.containsKey(key);
+        if (queues.isEmpty() || !queues.containsKey(key)) {
+            return false;
+        }
+        boolean[] unfair = {false};
+        queues.computeIfPresent(key, (k, queue) -> {
+            for (Waiter waiter : queue) {
+                if (waiter.turn == null && !waiter.isDone()) {
+                    unfair[0] = true;
+                    break;
+                }
+            }
+            return queue;
+        });
+        return unfair[0];
     }
 
     /** A holder of {@code key} here is gone, or a woken waiter passes its turn on: the next waiter let in tries. */

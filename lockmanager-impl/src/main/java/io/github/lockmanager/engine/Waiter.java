@@ -15,6 +15,8 @@ abstract class Waiter {
     final LockMode mode;
     final long startNanos = System.nanoTime();
     final long budgetNanos;
+    /** A fair wait's request and what it asks ({@link Requests}); {@code null} for an unfair wait. */
+    final FairTurn turn;
     /** The key that refused the last try: {@link #key}, or for a path one of its ancestors; and the mode asked of it. */
     private volatile LockKey refusedKey;
     private volatile LockMode refusedMode;
@@ -33,10 +35,14 @@ abstract class Waiter {
      */
     private Refusal refused;
 
-    Waiter(LockKey key, LockMode mode, long budgetNanos) {
+    Waiter(LockKey key, LockMode mode, long budgetNanos, FairTurn turn) {
         this.key = key;
         this.mode = mode;
         this.budgetNanos = budgetNanos;
+        this.turn = turn;
+        if (turn != null) {
+            turn.waiter = this;
+        }
         this.refusedKey = key;
         this.refusedMode = mode;
     }

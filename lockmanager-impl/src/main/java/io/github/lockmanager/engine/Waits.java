@@ -51,9 +51,9 @@ final class Waits {
      * @throws AlreadyLockedException if {@code maxWait} passed first: the last refusal, with how long it waited
      * @throws InterruptedException   if the calling thread was interrupted before or while it waited
      */
-    LockResource await(Parking.Attempt<LockResource> attempt, LockKey key, LockMode mode, Duration maxWait)
-            throws LockException, InterruptedException {
-        ThreadWaiter waiter = new ThreadWaiter(key, mode, Parking.budgetNanos(maxWait));
+    LockResource await(Parking.Attempt<LockResource> attempt, LockKey key, LockMode mode, Duration maxWait,
+                       FairTurn turn) throws LockException, InterruptedException {
+        ThreadWaiter waiter = new ThreadWaiter(key, mode, Parking.budgetNanos(maxWait), turn);
         WaitResult result = WaitResult.FAILED;
         try {
             LockResource lock = waiter.run(attempt);
@@ -80,10 +80,11 @@ final class Waits {
 
     /**
      * Starts a task's wait for {@code key} in {@code mode} through {@code attempt}, of at most {@code budgetNanos}; the
-     * first try runs on a task thread.
+     * first try runs on a task thread; {@code turn} for a fair wait, else {@code null}.
      */
-    CompletableFuture<TaskLock> start(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos) {
-        TaskWaiter waiter = new TaskWaiter(attempt, key, mode, budgetNanos);
+    CompletableFuture<TaskLock> start(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos,
+                                      FairTurn turn) {
+        TaskWaiter waiter = new TaskWaiter(attempt, key, mode, budgetNanos, turn);
         taskWaiters.add(waiter);
         waiter.future.whenComplete((lock, failure) -> waiter.ended());
         waiter.wake();
@@ -113,8 +114,8 @@ final class Waits {
         private volatile boolean woken;
         volatile boolean done;
 
-        ThreadWaiter(LockKey key, LockMode mode, long budgetNanos) {
-            super(key, mode, budgetNanos);
+        ThreadWaiter(LockKey key, LockMode mode, long budgetNanos, FairTurn turn) {
+            super(key, mode, budgetNanos, turn);
         }
 
         @Override
@@ -177,8 +178,8 @@ final class Waits {
         private final AtomicInteger state = new AtomicInteger(IDLE);
         private volatile ScheduledFuture<?> timer;
 
-        TaskWaiter(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos) {
-            super(key, mode, budgetNanos);
+        TaskWaiter(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos, FairTurn turn) {
+            super(key, mode, budgetNanos, turn);
             this.attempt = attempt;
         }
 

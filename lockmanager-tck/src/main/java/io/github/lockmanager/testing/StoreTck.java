@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Nested;
  * ({@link LockManagerContract}, {@link LossContract}), holds lent to guarded work ({@link GuardedHoldContract}), locks
  * owned by a task ({@link TaskLockContract}) in every mode ({@link TaskModeContract}), hand-offs between threads of a
  * node ({@link HandOffContract}), shared and hierarchical locks ({@link LockModeContract}) and permits
- * ({@link PermitContract}). A store gets all of it by one small subclass that names the store:
+ * ({@link PermitContract}), fair waits, deadlocks and sets of keys across nodes ({@link RequestContract}). A store gets all of it by one small subclass that names the store:
  *
  * <pre>{@code
  * class MyStoreTckTest extends StoreTck {
@@ -55,6 +55,14 @@ public abstract class StoreTck {
 
     @Nested
     class HandOff extends HandOffContract {
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
+    }
+
+    @Nested
+    class Requests extends RequestContract {
         @Override
         protected LockStore store() {
             return StoreTck.this.store();

@@ -80,7 +80,7 @@ class UnclaimedHandOffTest extends ContractNodes {
     /** A waiter of {@code node} queued for its holder of {@code key}, which does not lock when woken. */
     private void waitWithoutLocking(LockManager node, String key) {
         LockKey storeKey = LockKey.of(node.getDefaultLevel(), "farm1", clientId, key);
-        ((LockEngine) node).waitQueue().add(new Waiter(storeKey, LockMode.EXCLUSIVE, Long.MAX_VALUE) {
+        ((LockEngine) node).waitQueue().add(new Waiter(storeKey, LockMode.EXCLUSIVE, Long.MAX_VALUE, null) {
             @Override
             void wake() {
             }

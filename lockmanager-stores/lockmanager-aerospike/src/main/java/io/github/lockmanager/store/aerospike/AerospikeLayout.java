@@ -84,12 +84,24 @@ final class AerospikeLayout {
         return "XDC#" + suffix;
     }
 
+    /**
+     * {@code <clientId>#<key>}; for a {@linkplain LockKey#isRequests() requests key}, {@link #REQUESTS_USER_KEY} before
+     * it (no client id is empty or holds '#', so no lock's user key starts so).
+     */
     static String lockUserKey(LockKey key) {
-        return key.clientId() + LockKey.SEPARATOR + key.name();
+        String userKey = key.clientId() + LockKey.SEPARATOR + key.name();
+        return key.isRequests() ? REQUESTS_USER_KEY + userKey : userKey;
     }
+
+    /** What the user key of a requests key starts with. */
+    static final String REQUESTS_USER_KEY = "#" + LockKey.REQUESTS_PREFIX + "#";
 
     /** The lock key of a record in {@code set}, or {@code null} if the set or user key is not this store's. */
     static LockKey lockKey(String set, String suffix, String userKey) {
+        if (userKey.startsWith(REQUESTS_USER_KEY)) {
+            LockKey lock = lockKey(set, suffix, userKey.substring(REQUESTS_USER_KEY.length()));
+            return lock == null ? null : lock.requests();
+        }
         int sep = userKey.indexOf(LockKey.SEPARATOR);
         if (sep <= 0) {
             return null;

@@ -1,0 +1,51 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+
+import java.time.Instant;
+import java.util.function.Predicate;
+
+/**
+ * What a fair wait or try needs: what it asks for (the key, for a path the whole path; its mode and permits), whose
+ * holds its owner has (for deadlock detection), and its request in the store once it registered one ({@link Requests}).
+ * Only fair waits have one, so an unfair waiter costs one null field.
+ */
+final class FairTurn {
+    final LockKey key;
+    final LockMode mode;
+    final int permits;
+    /** A path's separator, or 0 for a plain key. */
+    final char separator;
+    /** Which of the node's acquisitions are the waiting owner's. */
+    final Predicate<Acquisition> owns;
+    final String ownerName;
+    /** The registered request, or {@code null} before one (or after it was withdrawn or lost). */
+    volatile LockHandle request;
+    /** The request's place in its key's line and its registration time, once registered. */
+    volatile long order;
+    volatile Instant since;
+    /** When it registered, by {@link System#nanoTime()}: deadlock detection looks only at requests that waited. */
+    volatile long registeredAtNanos;
+    /** Whether the last try was held back by an earlier request rather than refused by a holder. */
+    volatile boolean behind;
+    /** Set by deadlock detection when this wait was chosen to end: its next try fails with that cycle. */
+    volatile String deadlock;
+
+    /** The wait this turn is for, once it started; what deadlock detection wakes. */
+    volatile Waiter waiter;
+
+    FairTurn(LockKey key, LockMode mode, int permits, char separator, Predicate<Acquisition> owns, String ownerName) {
+        this.key = key;
+        this.mode = mode;
+        this.permits = permits;
+        this.separator = separator;
+        this.owns = owns;
+        this.ownerName = ownerName;
+    }
+
+    boolean isRegistered() {
+        return request != null;
+    }
+}

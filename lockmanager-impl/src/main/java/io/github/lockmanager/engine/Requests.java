@@ -1,0 +1,259 @@
+package io.github.lockmanager.engine;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockWaiter;
+import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.HoldState;
+import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
+import io.github.lockmanager.spi.LockRequest;
+import io.github.lockmanager.spi.LockStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The requests of this node's fair waiters, kept as records of the store so that every node sees the line: a request
+ * is one of {@link LockManager#MAX_PERMITS} permits of the key's {@linkplain LockKey#requests() requests key}, so the
+ * store gives each one a fencing token of its own above every earlier one's (the line's order; shared holders may share
+ * one) and a lease, which this node renews on its keeper
+ * thread in batches, as its locks; a dead node's requests end with their lease. What the request asks for is its
+ * {@link RequestNote}. A fair waiter asks {@link #ahead} before each try and registers once refused; its request is
+ * withdrawn when the wait ends in any way.
+ */
+final class Requests {
+    private static final Logger log = LoggerFactory.getLogger(Requests.class);
+    private static final Comparator<LockRecord> IN_LINE = Comparator.comparingLong(LockRecord::fencingToken);
+
+    private final String nodeId;
+    private final LockStore store;
+    private final StoreCalls calls;
+    private final LeasePolicy leases;
+    private final int batchSize;
+    private final TimeSource time;
+    private final AcquisitionTable table;
+    private final KeyScope keys;
+    private final OwnerTokens tokens;
+    private final ConcurrentHashMap<LockHandle, FairTurn> registered = new ConcurrentHashMap<>();
+    /** Keeper thread only. */
+    private long nextRenewalNanos;
+
+    Requests(EngineSettings settings, StoreCalls calls, AcquisitionTable table, KeyScope keys, OwnerTokens tokens) {
+        this.nodeId = settings.nodeId();
+        this.store = settings.store();
+        this.calls = calls;
+        this.leases = settings.leases();
+        this.batchSize = settings.renewalBatchSize();
+        this.time = settings.timeSource();
+        this.table = table;
+        this.keys = keys;
+        this.tokens = tokens;
+    }
+
+    /**
+     * Whether an earlier request keeps {@code turn}'s wait from taking {@code key} in {@code mode} now (every request
+     * counts as earlier while it registered none). On its own key: one before it in line in a conflicting mode (any
+     * permit request before a permit request). On another key, an ancestor of its path that it takes in an intention
+     * mode: a request there in a mode that conflicts with it, registered before its own: a waiting request on a parent
+     * path keeps new locks below it out.
+     *
+     * @return {@code null} if the wait may try now, else a refusal naming the first request before it
+     */
+    AlreadyLockedException ahead(FairTurn turn, LockKey key, LockMode mode) throws LockManagerException {
+        boolean own = key.equals(turn.key);
+        long mine = own && turn.isRegistered() ? turn.order : Long.MAX_VALUE;
+        Instant since = turn.isRegistered() ? turn.since : null;
+        for (LockRecord request : line(key)) {
+            RequestNote note = RequestNote.read(request.threadName());
+            if (own) {
+                if (request.fencingToken() >= mine) {
+                    break;
+                }
+                if (blocks(note.mode(), mode)) {
+                    return refusal(key, request, note);
+                }
+            } else if (note.mode().conflictsWith(mode) && (since == null || request.lockTime().isBefore(since))) {
+                return refusal(key, request, note);
+            }
+        }
+        return null;
+    }
+
+    /** Whether a waiting request in {@code earlier} keeps a later one in {@code later} from trying. */
+    static boolean blocks(LockMode earlier, LockMode later) {
+        return earlier.conflictsWith(later) || (earlier == LockMode.PERMIT && later == LockMode.PERMIT);
+    }
+
+    private AlreadyLockedException refusal(LockKey key, LockRecord request, RequestNote note) {
+        return new AlreadyLockedException(key.name(), request.nodeId(), note.owner() + " (waiting before)", false);
+    }
+
+    /** The live requests of {@code key}, first in line first. */
+    List<LockRecord> line(LockKey key) throws LockManagerException {
+        Instant now = time.now();
+        List<LockRecord> live = new ArrayList<>();
+        for (LockRecord record : calls.run(() -> store.inspect(key.requests()))) {
+            if (record.expirationTime().isAfter(now)) {
+                live.add(record);
+            }
+        }
+        live.sort(IN_LINE);
+        return live;
+    }
+
+    /**
+     * Registers {@code turn}'s request, one store write: its place in line from now on. A store that refuses it (all
+     * {@link LockManager#MAX_PERMITS} places of the key's line taken) leaves the wait unregistered: it then waits as an unfair one would, and asks again at
+     * its next refusal.
+     */
+    void register(FairTurn turn) throws LockManagerException {
+        if (turn.isRegistered()) {
+            return;
+        }
+        LockHandle handle = tokens.newHandle(turn.key.requests());
+        RequestNote note = new RequestNote(turn.mode, turn.permits, turn.separator, heldBy(turn), turn.ownerName);
+        LockRequest request = LockRequest.permit(handle, nodeId, note.write(), LockManager.MAX_PERMITS);
+        AcquireResult result = calls.acquire(request, leases.lease(), time.nanoTime());
+        if (!result.isAcquired()) {
+            log.debug("Store {} did not register the request of {} for lock '{}' of node '{}'; it waits unregistered",
+                    store, turn.ownerName, turn.key.name(), nodeId);
+            return;
+        }
+        turn.order = result.record().fencingToken();
+        turn.since = result.record().lockTime();
+        turn.registeredAtNanos = System.nanoTime();
+        turn.request = handle;
+        registered.put(handle, turn);
+    }
+
+    /** The serials of the locks this node's owner of {@code turn} holds, in this node's owner tokens. */
+    private long[] heldBy(FairTurn turn) {
+        List<Acquisition> held = table.held();
+        long[] serials = new long[held.size()];
+        int n = 0;
+        for (Acquisition acquisition : held) {
+            if (turn.owns.test(acquisition)) {
+                long serial = tokens.serialOf(acquisition.handle());
+                if (serial >= 0) {
+                    serials[n++] = serial;
+                }
+            }
+        }
+        return java.util.Arrays.copyOf(serials, n);
+    }
+
+    /**
+     * Withdraws {@code turn}'s request, if it has one: the wait ended. A failed call leaves the record to its lease,
+     * which this node no longer renews.
+     */
+    void withdraw(FairTurn turn) {
+        LockHandle handle = turn.request;
+        if (handle == null) {
+            return;
+        }
+        turn.request = null;
+        registered.remove(handle);
+        try {
+            calls.release(handle);
+        } catch (LockManagerException | RuntimeException e) {
+            log.debug("Node '{}' could not withdraw the request of {} for lock '{}' from store {}; it ends with its "
+                    + "lease: {}", nodeId, turn.ownerName, turn.key.name(), store, e.toString());
+        }
+    }
+
+    /** Renews the registered requests when due, in batches; a request the store no longer has loses its place. */
+    void keep(long nowNanos) {
+        if (registered.isEmpty() || nowNanos - nextRenewalNanos < 0) {
+            return;
+        }
+        List<LockHandle> handles = new ArrayList<>(registered.keySet());
+        boolean allAnswered = true;
+        for (int from = 0; from < handles.size(); from += batchSize) {
+            List<LockHandle> batch = handles.subList(from, Math.min(handles.size(), from + batchSize));
+            try {
+                Map<LockHandle, HoldState> answers = calls.renew(batch, leases.lease());
+                for (LockHandle handle : batch) {
+                    if (answers.get(handle) == HoldState.LOST) {
+                        FairTurn turn = registered.remove(handle);
+                        if (turn != null && handle.equals(turn.request)) {
+                            // its place is gone: it registers again at its next refusal, at the end of the line
+                            turn.request = null;
+                        }
+                    } else if (answers.get(handle) == null) {
+                        allAnswered = false;
+                    }
+                }
+            } catch (LockManagerException | RuntimeException e) {
+                allAnswered = false;
+                log.debug("Node '{}' could not renew {} lock requests in store {}: {}", nodeId, batch.size(), store,
+                        e.toString());
+            }
+        }
+        if (allAnswered) {
+            nextRenewalNanos = leases.nextRenewal(nowNanos);
+        }
+    }
+
+    /** The waiters of this manager's client in the store, per key oldest first. */
+    List<LockWaiter> list() throws LockManagerException {
+        List<LockRecord> records = new ArrayList<>();
+        Instant now = time.now();
+        for (LockRecord record : calls.run(store::list)) {
+            if (record.key().isRequests() && keys.includes(record.key()) && record.expirationTime().isAfter(now)) {
+                records.add(record);
+            }
+        }
+        records.sort(Comparator.comparing((LockRecord r) -> r.key().storageKey()).thenComparing(IN_LINE));
+        List<LockWaiter> waiters = new ArrayList<>(records.size());
+        for (LockRecord record : records) {
+            waiters.add(waiter(record));
+        }
+        return waiters;
+    }
+
+    static LockWaiter waiter(LockRecord record) {
+        RequestNote note = RequestNote.read(record.threadName());
+        LockKey key = record.key();
+        return new LockWaiter(key.name(), key.level(), note.mode(), note.permits(), record.nodeId(), note.owner(),
+                record.lockTime(), record.expirationTime(), record.fencingToken());
+    }
+
+    /** The turn whose request is {@code handle}, if it is one of this node's registered ones. */
+    FairTurn registeredTurn(LockHandle handle) {
+        return registered.get(handle);
+    }
+
+    /** This node's registered requests that registered at {@code cutoffNanos} or before. */
+    List<FairTurn> waitingSince(long cutoffNanos) {
+        List<FairTurn> found = new ArrayList<>();
+        for (FairTurn turn : registered.values()) {
+            if (turn.registeredAtNanos - cutoffNanos <= 0) {
+                found.add(turn);
+            }
+        }
+        return found;
+    }
+
+    /** How many requests this node has registered. */
+    int size() {
+        return registered.size();
+    }
+
+    /** Withdraws every request left; the manager closes (its waits have ended already). */
+    void stop() {
+        for (FairTurn turn : List.copyOf(registered.values())) {
+            withdraw(turn);
+        }
+    }
+}

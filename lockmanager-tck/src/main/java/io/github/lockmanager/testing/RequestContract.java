@@ -1,0 +1,305 @@
+package io.github.lockmanager.testing;
+
+import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockMode;
+import io.github.lockmanager.LockResource;
+import io.github.lockmanager.LockSet;
+import io.github.lockmanager.LockSpec;
+import io.github.lockmanager.LockWaiter;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Requests across nodes: fair waits register a request that every node sees and that goes when the wait ends, are
+ * served in the order they asked whatever node they wait on, keep later readers from overtaking a waiting writer and
+ * new locks below a waiting parent out; a cycle of waits across nodes ends one of them with a deadlock error naming
+ * it, and waits that form no cycle are never ended; a set of keys is taken whole or not at all. On every store.
+ */
+public abstract class RequestContract extends ContractNodes {
+    private static final Duration LONG = Duration.ofSeconds(60);
+
+    private static LockSpec fair(String key) {
+        return LockSpec.of(key).fair(true);
+    }
+
+    private static List<LockWaiter> waitersOf(LockManager node, String key) throws LockManagerException {
+        return node.getWaiters().stream().filter(w -> w.key().equals(key)).toList();
+    }
+
+    /** A thread of {@code node} that waits fairly for {@code spec}, notes its name in {@code served}, and lets go. */
+    private Thread waitInTurn(LockManager node, String name, LockSpec spec, List<String> served,
+                              AtomicReference<Throwable> failure) {
+        return spawn(name, () -> {
+            try (LockResource held = node.waitForLock(spec, LONG)) {
+                served.add(name);
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+    }
+
+    @Test
+    void aFairWaiterIsSeenFromEveryNodeAndLeavesNothingBehind() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere holder = holdInThread(a, "job");
+        List<String> served = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        waitInTurn(b, "waiter-1", fair("job"), served, failure);
+
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "job").size() == 1);
+        LockWaiter seen = waitersOf(a, "job").get(0);
+        assertThat(seen.nodeId()).isEqualTo("b");
+        assertThat(seen.ownerName()).isEqualTo("waiter-1");
+        assertThat(seen.mode()).isEqualTo(LockMode.EXCLUSIVE);
+        assertThat(seen.expirationTime()).isAfter(seen.since());
+        assertThat(a.getLocks()).as("a request is no lock").hasSize(1);
+
+        holder.letGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.contains("waiter-1"));
+        assertThat(failure.get()).isNull();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> b.getWaiters().isEmpty());
+
+        try (LockResource held = a.lock("job")) {
+            assertThatThrownBy(() -> b.waitForLock(fair("job"), Duration.ofMillis(300)))
+                    .isInstanceOf(AlreadyLockedException.class);
+            assertThat(a.getWaiters()).as("a wait that timed out withdrew its request").isEmpty();
+        }
+    }
+
+    @Test
+    void fairWaitersOnTwoNodesAreServedInTheOrderTheyAsked() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere holder = holdInThread(a, "turns");
+        List<String> served = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        // alternating nodes: an unfair node would hand the key to its own waiter first
+        String[] names = {"b-1", "a-2", "b-3", "a-4"};
+        for (int i = 0; i < names.length; i++) {
+            waitInTurn(i % 2 == 0 ? b : a, names[i], fair("turns"), served, failure);
+            int registered = i + 1;
+            await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "turns").size() == registered);
+        }
+        assertThat(waitersOf(b, "turns")).extracting(LockWaiter::ownerName).containsExactly(names);
+
+        holder.letGo.countDown();
+        await().atMost(60, TimeUnit.SECONDS).until(() -> served.size() == names.length || failure.get() != null);
+        assertThat(failure.get()).isNull();
+        assertThat(served).containsExactly(names);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> a.getWaiters().isEmpty());
+    }
+
+    @Test
+    void aWaitingWriterIsNotOvertakenByLaterReaders() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere reader = holdInThread("reader", () -> a.lock(LockSpec.shared("doc")), false);
+        List<String> served = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        waitInTurn(b, "writer", fair("doc"), served, failure);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "doc").size() == 1);
+
+        assertThatThrownBy(() -> a.lock(LockSpec.shared("doc").fair(true)))
+                .as("a later fair reader waits behind the writer").isInstanceOf(AlreadyLockedException.class)
+                .hasMessageContaining("writer");
+        try (LockResource unfair = a.lock(LockSpec.shared("doc"))) {
+            assertThat(unfair.getLock().getMode()).as("an unfair reader does not look at the line")
+                    .isEqualTo(LockMode.SHARED);
+        }
+        reader.letGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.contains("writer") || failure.get() != null);
+        assertThat(failure.get()).isNull();
+    }
+
+    @Test
+    void aWaitingRequestOnAParentKeepsNewLocksBelowItOut() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        HeldElsewhere below = holdInThread("below", () -> a.lock(LockSpec.path("site/page-1", LockMode.EXCLUSIVE)),
+                false);
+        List<String> served = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        waitInTurn(b, "site-writer", fair("site"), served, failure);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "site").size() == 1);
+
+        assertThatThrownBy(() -> a.lock(LockSpec.path("site/page-2", LockMode.EXCLUSIVE).fair(true)))
+                .as("a new fair lock below the waiting parent").isInstanceOf(AlreadyLockedException.class);
+        assertThat(a.getLocks()).as("the refused path gave its intention back")
+                .noneMatch(lock -> lock.getKey().equals("site/page-2"));
+        below.letGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.contains("site-writer") || failure.get() != null);
+        assertThat(failure.get()).isNull();
+    }
+
+    @Test
+    void aFairTaskWaitRegistersAndWithdrawsWhenCancelled() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        try (LockResource held = a.lock("batch")) {
+            CompletableFuture<TaskLock> waiting = b.lockForTaskAsync(fair("batch"), LONG, TaskOptions.named("nightly"))
+                    .toCompletableFuture();
+            await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "batch").size() == 1);
+            assertThat(waitersOf(a, "batch").get(0).ownerName()).isEqualTo("task:nightly");
+            waiting.cancel(false);
+            await().atMost(30, TimeUnit.SECONDS).until(() -> a.getWaiters().isEmpty());
+        }
+    }
+
+    @Test
+    void aDeadlockOfTwoOwnersOnTwoNodesEndsOneWaitNamingTheCycle() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<String> served = new CopyOnWriteArrayList<>();
+        CountDownLatch bothHold = new CountDownLatch(2);
+        spawn("owner-1", () -> holdThenWait(a, "left", "right", bothHold, served, failures));
+        spawn("owner-2", () -> holdThenWait(b, "right", "left", bothHold, served, failures));
+
+        await().atMost(60, TimeUnit.SECONDS).until(() -> failures.size() + served.size() == 2);
+        assertThat(failures).hasSize(1);
+        assertThat(served).hasSize(1);
+        assertThat(failures.get(0)).isInstanceOf(LockManagerException.class)
+                .hasMessageContaining("DEADLOCK").hasMessageContaining("left").hasMessageContaining("right");
+        assertThat(((LockManagerException) failures.get(0)).getErrorCode())
+                .isEqualTo(LockManagerException.ErrorCode.DEADLOCK);
+    }
+
+    @Test
+    void aDeadlockOfThreeOwnersEndsOneWait() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        LockManager c = node("c");
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<String> served = new CopyOnWriteArrayList<>();
+        CountDownLatch allHold = new CountDownLatch(3);
+        spawn("owner-1", () -> holdThenWait(a, "k1", "k2", allHold, served, failures));
+        spawn("owner-2", () -> holdThenWait(b, "k2", "k3", allHold, served, failures));
+        spawn("owner-3", () -> holdThenWait(c, "k3", "k1", allHold, served, failures));
+
+        await().atMost(60, TimeUnit.SECONDS).until(() -> failures.size() + served.size() == 3);
+        assertThat(failures).hasSize(1).allMatch(e -> e instanceof LockManagerException m
+                && m.getErrorCode() == LockManagerException.ErrorCode.DEADLOCK);
+        assertThat(failures.get(0)).hasMessageContaining("a cycle of 3 waits");
+    }
+
+    /** Holds {@code first}, waits until every owner holds its own, then waits fairly for {@code second}. */
+    private static void holdThenWait(LockManager node, String first, String second, CountDownLatch allHold,
+                                     List<String> served, List<Throwable> failures) {
+        try (LockResource mine = node.lock(first)) {
+            allHold.countDown();
+            allHold.await();
+            try (LockResource other = node.waitForLock(fair(second), LONG)) {
+                served.add(Thread.currentThread().getName());
+            }
+        } catch (Throwable e) {
+            failures.add(e);
+        }
+    }
+
+    @Test
+    void waitsThatFormNoCycleAreNeverEndedAsADeadlock() throws Exception {
+        List<LockManager> nodes = List.of(node("a"), node("b"));
+        String[] keys = {"r1", "r2", "r3", "r4"};
+        AtomicInteger done = new AtomicInteger();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        int owners = 4;
+        int rounds = 6;
+        for (int t = 0; t < owners; t++) {
+            LockManager node = nodes.get(t % 2);
+            spawn("owner-" + t, () -> {
+                try {
+                    for (int round = 0; round < rounds; round++) {
+                        // two keys in one global order: chains of waits, never a cycle
+                        int first = ThreadLocalRandom.current().nextInt(keys.length - 1);
+                        int second = first + 1 + ThreadLocalRandom.current().nextInt(keys.length - 1 - first);
+                        try (LockResource one = node.waitForLock(fair(keys[first]), LONG)) {
+                            try (LockResource two = node.waitForLock(fair(keys[second]), LONG)) {
+                                Thread.sleep(ThreadLocalRandom.current().nextInt(300, 1500));
+                            }
+                        }
+                    }
+                    done.incrementAndGet();
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+        }
+        await().atMost(5, TimeUnit.MINUTES).until(() -> done.get() + failures.size() == owners);
+        assertThat(failures).as("no wait ended as a deadlock, none failed").isEmpty();
+    }
+
+    @Test
+    void aSetIsTakenWholeOrNotAtAll() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        List<LockSpec> set = List.of(LockSpec.of("x"), LockSpec.shared("y"), LockSpec.permits("z", 2));
+        try (LockResource y = a.lock("y")) {
+            assertThatThrownBy(() -> b.waitForAll(set, Duration.ofMillis(300)))
+                    .isInstanceOf(AlreadyLockedException.class);
+            assertThat(a.getLocks()).as("nothing of the refused set is held").extracting(l -> l.getKey())
+                    .containsExactly("y");
+        }
+        try (LockSet all = b.waitForAll(set, Duration.ofSeconds(30))) {
+            assertThat(all.getLocks()).extracting(lock -> lock.getLock().getKey()).containsExactly("x", "y", "z");
+            assertThat(all.get(1).getLock().getMode()).isEqualTo(LockMode.SHARED);
+            assertThat(a.getLocks()).hasSize(3);
+        }
+        assertThat(a.getLocks()).isEmpty();
+        assertThatThrownBy(() -> b.waitForAll(List.of(LockSpec.of("x"), LockSpec.shared("x")), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
+    }
+
+    @Test
+    void overlappingSetsTakenAtOnceNeverDeadlockNorHoldPartly() throws Exception {
+        List<LockManager> nodes = List.of(node("a"), node("b"));
+        List<List<LockSpec>> sets = List.of(
+                List.of(LockSpec.of("p"), LockSpec.of("q")),
+                List.of(LockSpec.of("q"), LockSpec.of("p")),
+                List.of(LockSpec.of("q"), LockSpec.of("r")),
+                List.of(LockSpec.of("r"), LockSpec.of("p")));
+        AtomicInteger taken = new AtomicInteger();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < sets.size(); t++) {
+            LockManager node = nodes.get(t % 2);
+            List<LockSpec> set = sets.get(t);
+            threads.add(spawn("set-" + t, () -> {
+                try {
+                    for (int i = 0; i < 10; i++) {
+                        try (LockSet all = node.waitForAll(set, LONG)) {
+                            assertThat(all.isLost()).isFalse();
+                            taken.incrementAndGet();
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        for (Thread thread : threads) {
+            thread.join(TimeUnit.MINUTES.toMillis(3));
+        }
+        assertThat(failures).isEmpty();
+        assertThat(taken).hasValue(40);
+        assertThat(nodes.get(0).getLocks()).isEmpty();
+    }
+}
