@@ -56,8 +56,16 @@ public interface LockEventListener {
     }
 
     /**
-     * A blocking wait for a lock ({@link LockManager#waitForLock(LockSpec, Duration)} ) ended; once per
-     * wait, on the waiting thread.
+     * A wait for a lock began ({@link LockManager#waitForLock(LockSpec, Duration)}, a task's
+     * {@link LockManager#lockForTaskAsync}), before its first try. Each is followed by exactly one {@link #waited}, so
+     * that the waits under way are the ones started and not yet ended (a queue-length gauge).
+     */
+    default void waitStarted(String key, LockLevel level, LockMode mode) {
+    }
+
+    /**
+     * A wait for a lock ({@link LockManager#waitForLock(LockSpec, Duration)}, a task's) ended; once per wait that
+     * {@linkplain #waitStarted started}, on the waiting thread (a task's wait: on the thread that ended it).
      *
      * @param waited from the wait's start to its end
      */
@@ -73,6 +81,11 @@ public interface LockEventListener {
         /** The waiting thread was interrupted. */
         INTERRUPTED,
         /** The store failed, or the lock could not be taken for another reason than a holder. */
-        FAILED
+        FAILED,
+        /**
+         * The wait was one of a cycle of waits across owners and was ended to break it
+         * ({@link LockManagerException.ErrorCode#DEADLOCK}).
+         */
+        DEADLOCK
     }
 }

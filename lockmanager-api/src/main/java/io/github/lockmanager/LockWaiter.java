@@ -1,6 +1,9 @@
 package io.github.lockmanager;
 
+import io.github.lockmanager.internal.RequestNote;
 import io.github.lockmanager.internal.Require;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.spi.LockRecord;
 
 import java.time.Instant;
 
@@ -28,5 +31,20 @@ public record LockWaiter(String key, LockLevel level, LockMode mode, int permits
         Require.notNull(ownerName, "ownerName");
         Require.notNull(since, "since");
         Require.notNull(expirationTime, "expirationTime");
+    }
+
+    /**
+     * The waiter whose request the store keeps as {@code record}, a record of a {@linkplain LockKey#isRequests()
+     * requests key}: what admin tools that read a store show.
+     *
+     * @throws IllegalArgumentException if {@code record} is a lock's, not a request's
+     */
+    public static LockWaiter of(LockRecord record) {
+        Require.notNull(record, "record");
+        LockKey key = record.key();
+        Require.argument(key.isRequests(), "record of %s is a lock's, not a waiter's request", key);
+        RequestNote note = RequestNote.read(record.threadName());
+        return new LockWaiter(key.name(), key.level(), note.mode(), note.permits(), record.nodeId(), note.owner(),
+                record.lockTime(), record.expirationTime(), record.fencingToken());
     }
 }

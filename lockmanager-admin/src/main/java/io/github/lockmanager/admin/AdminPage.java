@@ -146,7 +146,10 @@ final class AdminPage {
                     + ", \"nodes\": " + nodes.append(']')
                     + ", \"heldTooLongThreshold\": " + (admin.heldTooLongThreshold() == null ? "null"
                     : LockJson.quote(admin.heldTooLongThreshold().toString()))
-                    + ", \"locks\": " + LockJson.array(shown, now, admin) + "}";
+                    + ", \"locks\": " + LockJson.array(shown, now, admin)
+                    + ", \"waiters\": " + LockJson.waiters(snapshot.waiters().size() > MAX_ROWS
+                    ? snapshot.waiters().subList(0, MAX_ROWS) : snapshot.waiters())
+                    + ", \"waiting\": " + snapshot.waiters().size() + "}";
             return Response.of(200, JSON, json);
         } catch (LockManagerException e) {
             log.warn("Admin page: listing the locks of {} failed; the page shows the error and retries at its next "

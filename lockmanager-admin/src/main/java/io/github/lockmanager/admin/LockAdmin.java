@@ -3,6 +3,7 @@ package io.github.lockmanager.admin;
 import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.lockmanager.LockLevel;
+import io.github.lockmanager.LockWaiter;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.TimeSource;
@@ -102,13 +103,22 @@ public final class LockAdmin {
 
     private LockSnapshot scan() throws LockManagerException {
         List<LockRecord> records = new ArrayList<>();
+        List<LockRecord> requests = new ArrayList<>();
+        Instant now = timeSource.now();
         for (LockRecord record : store.list()) {
-            if (inScope(record.key())) {
+            if (!inScope(record.key())) {
+                continue;
+            }
+            if (!record.key().isRequests()) {
                 records.add(record);
+            } else if (record.expirationTime().isAfter(now)) {
+                requests.add(record);
             }
         }
         records.sort(ORDER);
-        return new LockSnapshot(records, timeSource.now());
+        requests.sort(Comparator.comparing((LockRecord r) -> r.key().storageKey())
+                .thenComparingLong(LockRecord::fencingToken));
+        return new LockSnapshot(records, requests.stream().map(LockWaiter::of).toList(), now);
     }
 
     private boolean inScope(LockKey key) {

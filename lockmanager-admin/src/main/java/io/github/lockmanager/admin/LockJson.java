@@ -1,5 +1,6 @@
 package io.github.lockmanager.admin;
 
+import io.github.lockmanager.LockWaiter;
 import io.github.lockmanager.spi.LockRecord;
 
 import java.time.Duration;
@@ -35,6 +36,24 @@ public final class LockJson {
                     .append(", \"heldTooLong\": ").append(admin.isHeldTooLong(r, now)).append('}');
         }
         return json.append(records.isEmpty() ? "]" : "\n]").toString();
+    }
+
+    /** {@code waiters} as a JSON array: key, level, mode, permits, node, owner, since, expiresAt, order. */
+    public static String waiters(List<LockWaiter> waiters) {
+        StringBuilder json = new StringBuilder("[");
+        for (int i = 0; i < waiters.size(); i++) {
+            LockWaiter w = waiters.get(i);
+            json.append(i == 0 ? "\n" : ",\n").append("  {\"key\": ").append(quote(w.key()))
+                    .append(", \"level\": ").append(quote(w.level().name()))
+                    .append(", \"mode\": ").append(quote(w.mode().name()))
+                    .append(", \"permits\": ").append(w.permits())
+                    .append(", \"node\": ").append(quote(w.nodeId()))
+                    .append(", \"owner\": ").append(quote(w.ownerName()))
+                    .append(", \"since\": ").append(quote(w.since().toString()))
+                    .append(", \"expiresAt\": ").append(quote(w.expirationTime().toString()))
+                    .append(", \"order\": ").append(w.order()).append('}');
+        }
+        return json.append(waiters.isEmpty() ? "]" : "\n]").toString();
     }
 
     /** {@code text} as a JSON string; also escapes {@code < > &}, so it cannot close a script or start markup. */

@@ -114,6 +114,7 @@
       nodes.append(option);
     }
     nodes.value = chosen;
+    renderWaiters(data);
 
     const shown = data.locks.length;
     $('summary').textContent = shown + ' of ' + data.total + (data.total === 1 ? ' lock' : ' locks')
@@ -152,6 +153,30 @@
         actions.append(button('Abort', 'abort', lock), button('Force release', 'force-release', lock));
         row.append(actions);
       }
+      body.append(row);
+    }
+  }
+
+  /** The fair waiters' requests, per key first in line first; the place counts from 1 within each key. */
+  function renderWaiters(data) {
+    const waiters = data.waiters || [];
+    $('waiting').hidden = waiters.length === 0;
+    $('waiting-summary').textContent = data.waiting + (data.waiting === 1 ? ' waiter' : ' waiters')
+      + (data.waiting > waiters.length ? ' (the first ' + waiters.length + ' shown)' : '');
+    const body = document.querySelector('#waiters tbody');
+    body.replaceChildren();
+    let lastKey = null;
+    let place = 0;
+    for (const waiter of waiters) {
+      const lineKey = waiter.level + '#' + waiter.key;
+      place = lineKey === lastKey ? place + 1 : 1;
+      lastKey = lineKey;
+      const row = element('tr');
+      const since = element('td', ago(waiter.since));
+      since.title = waiter.since;
+      row.append(element('td', waiter.key, 'key'), element('td', waiter.level),
+        element('td', waiter.mode === 'PERMIT' ? 'permit (of ' + waiter.permits + ')' : waiter.mode.toLowerCase()),
+        element('td', waiter.node), element('td', waiter.owner, 'muted'), since, element('td', String(place), 'num'));
       body.append(row);
     }
   }

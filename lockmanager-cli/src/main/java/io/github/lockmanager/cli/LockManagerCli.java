@@ -16,7 +16,7 @@ import java.util.Properties;
  */
 @Command(name = "lockmanager", mixinStandardHelpOptions = true, versionProvider = LockManagerCli.Version.class,
         description = "Lists and administers the locks that lockmanager keeps in a JDBC database, HBase or Aerospike.",
-        subcommands = {ListCommand.class, ShowCommand.class, AbortCommand.class, ForceReleaseCommand.class,
+        subcommands = {ListCommand.class, ShowCommand.class, WaitersCommand.class, AbortCommand.class, ForceReleaseCommand.class,
                 CleanupCommand.class, ServeCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:the store failed", "2:bad usage", "3:the key is not locked",

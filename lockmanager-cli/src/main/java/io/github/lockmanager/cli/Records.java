@@ -1,5 +1,6 @@
 package io.github.lockmanager.cli;
 
+import io.github.lockmanager.LockWaiter;
 import io.github.lockmanager.spi.LockRecord;
 
 import java.io.PrintWriter;
@@ -27,6 +28,29 @@ final class Records {
                     expiresIn(r.expirationTime(), now), r.status().name()};
             rows[i + 1] = withClient ? prepend(r.key().clientId(), row) : row;
         }
+        aligned(rows, out);
+    }
+
+    private static final String[] WAITER_HEADERS = {"KEY", "LEVEL", "MODE", "NODE", "OWNER", "WAITING SINCE", "PLACE"};
+
+    /** Fair waiters' requests as a table, per key first in line first; the place counts from 1 within each key. */
+    static void waiters(List<LockWaiter> waiters, PrintWriter out) {
+        String[][] rows = new String[waiters.size() + 1][];
+        rows[0] = WAITER_HEADERS;
+        String lastKey = null;
+        int place = 0;
+        for (int i = 0; i < waiters.size(); i++) {
+            LockWaiter w = waiters.get(i);
+            String lineKey = w.level() + "#" + w.key();
+            place = lineKey.equals(lastKey) ? place + 1 : 1;
+            lastKey = lineKey;
+            rows[i + 1] = new String[] {w.key(), w.level().name(), w.mode().text(w.permits()), w.nodeId(),
+                    w.ownerName(), w.since().toString(), Integer.toString(place)};
+        }
+        aligned(rows, out);
+    }
+
+    private static void aligned(String[][] rows, PrintWriter out) {
         int[] widths = new int[rows[0].length];
         for (String[] row : rows) {
             for (int c = 0; c < row.length; c++) {

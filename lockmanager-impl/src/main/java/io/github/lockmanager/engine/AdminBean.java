@@ -22,13 +22,28 @@ final class AdminBean implements LockManagerMXBean {
     /** Aborts go through the manager's API, which checks the key as for any caller. */
     private final LockManager manager;
     private final HeldTooLong heldTooLong;
+    private final Waits waits;
+    private final Deadlocks deadlocks;
     private volatile ObjectName registeredAs;
 
-    AdminBean(EngineSettings settings, AcquisitionTable table, LockManager manager, HeldTooLong heldTooLong) {
+    AdminBean(EngineSettings settings, AcquisitionTable table, LockManager manager, HeldTooLong heldTooLong,
+              Waits waits, Deadlocks deadlocks) {
         this.settings = settings;
         this.table = table;
         this.manager = manager;
         this.heldTooLong = heldTooLong;
+        this.waits = waits;
+        this.deadlocks = deadlocks;
+    }
+
+    @Override
+    public int getWaiterCount() {
+        return waits.waiting();
+    }
+
+    @Override
+    public long getDeadlocksEnded() {
+        return deadlocks.ended();
     }
 
     static ObjectName name(String clientId, String nodeId) throws JMException {

@@ -3,6 +3,7 @@ package io.github.lockmanager.engine;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.internal.RequestNote;
 import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRecord;

@@ -45,7 +45,7 @@ final class EngineParts {
         this.events = new Events(settings);
         NamedThreadFactory keeperThreads = new NamedThreadFactory("lockmanager-" + settings.nodeId() + "-keeper");
         ScheduledExecutorService keeperThread = Executors.newSingleThreadScheduledExecutor(keeperThreads);
-        this.queue = new WaitQueue(table);
+        this.queue = new WaitQueue(table, keeperThread);
         table.watchGone(queue::keyGone);
         HandOffs handOffs = new HandOffs(settings, lifecycle, queue);
         this.releaser = new Releaser(settings, table, calls, events, new Losses(settings, table, calls, events), handOffs,

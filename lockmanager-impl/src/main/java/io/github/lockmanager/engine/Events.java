@@ -112,6 +112,12 @@ final class Events {
         }
     }
 
+    void waitStarted(String key, LockLevel level, LockMode mode) {
+        if (on) {
+            tell("waitStarted", l -> l.waitStarted(key, level, mode));
+        }
+    }
+
     void waited(String key, LockLevel level, LockMode mode, Duration waited, LockEventListener.WaitResult result) {
         if (on) {
             waitingFor.remove();

@@ -7,6 +7,7 @@ import io.github.lockmanager.spi.LockKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -14,7 +15,8 @@ import java.util.function.Predicate;
  * task) waits for the key: the next thread of this node that asks for the key takes the record over in its acquisition
  * ({@link io.github.lockmanager.spi.LockRequest#predecessor()}), one store call instead of a release and an
  * acquisition. A key is handed over at most {@code maxLocalHandOffs} times in a row; the release after that is a real
- * one, so that waiters on other nodes get their chance. Whoever takes a parked record out of here (a claim, or the
+ * one, and this node's waiters hold back for a moment ({@link WaitQueue#holdBack}), so that waiters on other nodes get
+ * their chance. Whoever takes a parked record out of here (a claim, or the
  * release of one left unclaimed) is the only one to act on it. No I/O here.
  */
 final class HandOffs {
@@ -34,7 +36,16 @@ final class HandOffs {
     private record Run(LockHandle holder, int inARow) {
     }
 
+    /**
+     * How long this node keeps a key by runs of hand-offs before the release that ends a run also holds its waiters
+     * back ({@link WaitQueue#holdBack}): what a node that only contends with itself pays for that is at most
+     * {@link WaitQueue#HOLD_BACK_NANOS} in this much.
+     */
+    static final long STREAK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private final int maxInARow;
+    /** When each key's current streak of runs began: hot keys only, dropped when idle ({@link #forgetEnded}). */
+    private final ConcurrentHashMap<LockKey, Long> streaks = new ConcurrentHashMap<>();
     private final Lifecycle lifecycle;
     private final WaitQueue waiting;
     private final ConcurrentHashMap<LockKey, Parked> parked = new ConcurrentHashMap<>();
@@ -61,10 +72,21 @@ final class HandOffs {
             return null;
         }
         int inARow = run != null && run.holder().equals(ended.handle()) ? run.inARow() : 0;
+        long now = System.nanoTime();
+        if (inARow == 0) {
+            streaks.putIfAbsent(key, now);
+        }
         if (inARow >= maxInARow) {
+            // a real release now; once this node has kept the key a while, its waiters also wait a moment, so that
+            // one on another node, woken by the store's announcement, may take it
+            Long since = streaks.get(key);
+            if (since != null && now - since >= STREAK_NANOS) {
+                streaks.remove(key);
+                waiting.holdBack(key);
+            }
             return null;
         }
-        Parked mine = new Parked(ended, ended.confirmedUntilNanos(), inARow + 1, System.nanoTime());
+        Parked mine = new Parked(ended, ended.confirmedUntilNanos(), inARow + 1, now);
         // an exclusive holder claimed whatever was parked before it; one left (its lease ran out and a holder in
         // another mode came between) is the one the next acquisition takes, and this record is released
         return parked.putIfAbsent(key, mine) == null ? mine : null;
@@ -111,6 +133,10 @@ final class HandOffs {
 
     /** Drops the runs of keys whose handed-over holder is no longer {@code table}'s entry for the key. */
     void forgetEnded(AcquisitionTable table) {
+        if (!streaks.isEmpty()) {
+            long now = System.nanoTime();
+            streaks.values().removeIf(since -> now - since > 4 * STREAK_NANOS);
+        }
         if (!runs.isEmpty()) {
             runs.values().removeIf(run -> {
                 Acquisition now = table.get(run.holder().key().level(), run.holder().key().name());

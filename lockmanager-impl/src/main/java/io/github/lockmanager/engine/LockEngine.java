@@ -75,7 +75,7 @@ final class LockEngine implements LockManager {
         this.waits = parts.waits;
         this.tasks = parts.tasks;
         this.requests = parts.requests;
-        this.adminBean = new AdminBean(settings, table, this, parts.heldTooLong);
+        this.adminBean = new AdminBean(settings, table, this, parts.heldTooLong, parts.waits, parts.deadlocks);
         this.operations = new Operations(parts);
     }
 

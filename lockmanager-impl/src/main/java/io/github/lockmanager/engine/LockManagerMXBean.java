@@ -16,6 +16,15 @@ public interface LockManagerMXBean {
     /** How many locks threads of this node hold now. */
     int getHeldLockCount();
 
+    /** How many waits for a lock, of threads and of tasks, are under way on this node. */
+    int getWaiterCount();
+
+    /**
+     * How many of this node's waits were ended as part of a deadlock across nodes (fair waits only: see
+     * {@link io.github.lockmanager.LockSpec#fair(boolean)}).
+     */
+    long getDeadlocksEnded();
+
     /** One row per lock this node holds (over JMX a {@code CompositeData[]}). */
     List<HeldLockInfo> getHeldLocks();
 

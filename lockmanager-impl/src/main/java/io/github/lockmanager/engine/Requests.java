@@ -6,6 +6,7 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockWaiter;
 import io.github.lockmanager.TimeSource;
+import io.github.lockmanager.internal.RequestNote;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
@@ -217,16 +218,9 @@ final class Requests {
         records.sort(Comparator.comparing((LockRecord r) -> r.key().storageKey()).thenComparing(IN_LINE));
         List<LockWaiter> waiters = new ArrayList<>(records.size());
         for (LockRecord record : records) {
-            waiters.add(waiter(record));
+            waiters.add(LockWaiter.of(record));
         }
         return waiters;
-    }
-
-    static LockWaiter waiter(LockRecord record) {
-        RequestNote note = RequestNote.read(record.threadName());
-        LockKey key = record.key();
-        return new LockWaiter(key.name(), key.level(), note.mode(), note.permits(), record.nodeId(), note.owner(),
-                record.lockTime(), record.expirationTime(), record.fencingToken());
     }
 
     /** The turn whose request is {@code handle}, if it is one of this node's registered ones. */

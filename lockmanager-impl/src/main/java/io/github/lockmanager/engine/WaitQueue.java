@@ -4,7 +4,11 @@ import io.github.lockmanager.spi.LockKey;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The waiters of this node that a holder of this node keeps out, one queue per key, first come first woken: when a
@@ -13,11 +17,30 @@ import java.util.concurrent.ConcurrentHashMap;
  * a key is changed under its map bin's lock; nothing blocks there.
  */
 final class WaitQueue {
-    private final AcquisitionTable table;
-    private final ConcurrentHashMap<LockKey, ArrayDeque<Waiter>> queues = new ConcurrentHashMap<>();
+    /**
+     * How long this node's waiters hold back after a release that ended a run of hand-offs
+     * ({@link HandOffs}: {@code maxLocalHandOffs} in a row): long enough for a waiter on another node, woken by the
+     * store's announcement of the release, to take the key; short enough to cost little where no one else waits.
+     */
+    static final long HOLD_BACK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    WaitQueue(AcquisitionTable table) {
+    private final AcquisitionTable table;
+    private final ScheduledExecutorService timer;
+    private final ConcurrentHashMap<LockKey, ArrayDeque<Waiter>> queues = new ConcurrentHashMap<>();
+    /** The keys whose next local wake-up waits {@link #HOLD_BACK_NANOS}; a few at most. */
+    private final Set<LockKey> heldBack = ConcurrentHashMap.newKeySet();
+
+    WaitQueue(AcquisitionTable table, ScheduledExecutorService timer) {
         this.table = table;
+        this.timer = timer;
+    }
+
+    /**
+     * The next release of {@code key} wakes this node's next waiter only {@link #HOLD_BACK_NANOS} later, giving waiters
+     * on other nodes their chance: what bounds how long they are passed over while this node's threads take turns.
+     */
+    void holdBack(LockKey key) {
+        heldBack.add(key);
     }
 
     void add(Waiter waiter) {
@@ -74,6 +97,14 @@ final class WaitQueue {
     void keyGone(LockKey key) {
         if (queues.isEmpty()) {
             return;
+        }
+        if (!heldBack.isEmpty() && heldBack.remove(key)) {
+            try {
+                timer.schedule(() -> keyGone(key), HOLD_BACK_NANOS, TimeUnit.NANOSECONDS);
+                return;
+            } catch (RejectedExecutionException closing) {
+                // the manager closes: wake the waiter now, it will be told so
+            }
         }
         Waiter[] next = new Waiter[1];
         queues.computeIfPresent(key, (k, queue) -> {

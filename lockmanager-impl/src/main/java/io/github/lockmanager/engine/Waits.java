@@ -36,6 +36,7 @@ final class Waits {
     private final Lifecycle lifecycle;
     private final TaskThreads tasks;
     private final Set<TaskWaiter> taskWaiters = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger waiting = new AtomicInteger();
 
     Waits(EngineSettings settings, Parking parking, TaskThreads tasks, Events events, Lifecycle lifecycle) {
         this.nodeId = settings.nodeId();
@@ -54,6 +55,8 @@ final class Waits {
     LockResource await(Parking.Attempt<LockResource> attempt, LockKey key, LockMode mode, Duration maxWait,
                        FairTurn turn) throws LockException, InterruptedException {
         ThreadWaiter waiter = new ThreadWaiter(key, mode, Parking.budgetNanos(maxWait), turn);
+        events.waitStarted(key.name(), key.level(), mode);
+        waiting.incrementAndGet();
         WaitResult result = WaitResult.FAILED;
         try {
             LockResource lock = waiter.run(attempt);
@@ -65,16 +68,15 @@ final class Waits {
         } catch (InterruptedException e) {
             result = WaitResult.INTERRUPTED;
             throw e;
-        } catch (IllegalArgumentException | IllegalStateException | UnsupportedOperationException e) {
-            result = null; // a call that was never a wait: bad input, a closed manager
+        } catch (LockManagerException e) {
+            result = resultOf(e);
             throw e;
         } finally {
             waiter.done = true;
+            waiting.decrementAndGet();
             parking.leave(waiter, result == WaitResult.ACQUIRED);
-            if (result != null) {
-                events.waited(key.name(), key.level(), mode, Duration.ofNanos(System.nanoTime() - waiter.startNanos),
-                        result);
-            }
+            events.waited(key.name(), key.level(), mode, Duration.ofNanos(System.nanoTime() - waiter.startNanos),
+                    result);
         }
     }
 
@@ -85,15 +87,28 @@ final class Waits {
     CompletableFuture<TaskLock> start(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos,
                                       FairTurn turn) {
         TaskWaiter waiter = new TaskWaiter(attempt, key, mode, budgetNanos, turn);
+        events.waitStarted(key.name(), key.level(), mode);
+        waiting.incrementAndGet();
         taskWaiters.add(waiter);
         waiter.future.whenComplete((lock, failure) -> waiter.ended());
         waiter.wake();
         return waiter.future;
     }
 
-    /** How many task waits are under way, for tests and the admin view. */
+    /** How many task waits are under way, for tests. */
     int size() {
         return taskWaiters.size();
+    }
+
+    /** How many waits, of threads and of tasks, are under way: the admin view's waiter count. */
+    int waiting() {
+        return waiting.get();
+    }
+
+    private static WaitResult resultOf(Throwable failure) {
+        return failure instanceof LockManagerException e && e.getErrorCode() == LockManagerException.ErrorCode.DEADLOCK
+                ? WaitResult.DEADLOCK : failure instanceof AlreadyLockedException ? WaitResult.TIMED_OUT
+                : WaitResult.FAILED;
     }
 
     /** Fails every task wait left; called first when the manager closes. */
@@ -247,13 +262,15 @@ final class Waits {
 
         /** The wait is over, however it ended: nothing of it is left behind. */
         void ended() {
-            taskWaiters.remove(this);
+            if (taskWaiters.remove(this)) {
+                waiting.decrementAndGet();
+            }
             stopTimer();
             parking.leave(this, !future.isCompletedExceptionally() && !future.isCancelled());
             WaitResult result = future.isCancelled() ? WaitResult.INTERRUPTED
                     : !future.isCompletedExceptionally() ? WaitResult.ACQUIRED
-                    : future.handle((l, e) -> e instanceof AlreadyLockedException).join() ? WaitResult.TIMED_OUT
-                    : WaitResult.FAILED;
+                    : future.handle((l, e) -> resultOf(e instanceof java.util.concurrent.CompletionException c
+                    && c.getCause() != null ? c.getCause() : e)).join();
             events.waited(key.name(), key.level(), mode, Duration.ofNanos(System.nanoTime() - startNanos), result);
         }
     }

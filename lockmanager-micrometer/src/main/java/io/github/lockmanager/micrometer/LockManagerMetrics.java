@@ -41,14 +41,17 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code lockmanager.held.too.long} (counter): holds that outlived the held-too-long threshold;</li>
  *   <li>{@code lockmanager.waits} (timer): blocking waits for a lock ({@code LockManager.waitForLock} and its
  *       siblings) from start to end; tags {@code result} ({@code acquired}, {@code timed_out}, {@code interrupted},
- *       {@code failed}), {@code level}, {@code mode};</li>
- *   <li>{@code lockmanager.locks.held} (gauge): acquisitions held now.</li>
+ *       {@code failed}, {@code deadlock}), {@code level}, {@code mode};</li>
+ *   <li>{@code lockmanager.locks.held} (gauge): acquisitions held now;</li>
+ *   <li>{@code lockmanager.waiters} (gauge): waits for a lock under way now, of threads and tasks: the manager's
+ *       queue length.</li>
  * </ul>
  * Events that arrive before {@link #bindTo} are not counted. Thread-safe; one instance per manager.
  */
 public final class LockManagerMetrics implements LockEventListener, MeterBinder {
     private final Tags tags;
     private final AtomicLong held = new AtomicLong();
+    private final AtomicLong waiting = new AtomicLong();
     private volatile MeterRegistry registry;
 
     public LockManagerMetrics() {
@@ -65,6 +68,8 @@ public final class LockManagerMetrics implements LockEventListener, MeterBinder 
         Require.notNull(registry, "registry");
         Gauge.builder("lockmanager.locks.held", held, AtomicLong::get).tags(tags)
                 .description("Acquisitions of the lock manager held now").register(registry);
+        Gauge.builder("lockmanager.waiters", waiting, AtomicLong::get).tags(tags)
+                .description("Waits for a lock under way now, of threads and tasks").register(registry);
         this.registry = registry;
     }
 
@@ -129,7 +134,13 @@ public final class LockManagerMetrics implements LockEventListener, MeterBinder 
     }
 
     @Override
+    public void waitStarted(String key, LockLevel level, LockMode mode) {
+        waiting.incrementAndGet();
+    }
+
+    @Override
     public void waited(String key, LockLevel level, LockMode mode, Duration waited, WaitResult result) {
+        waiting.decrementAndGet();
         MeterRegistry r = registry;
         if (r != null) {
             Timer.builder("lockmanager.waits").tags(tags).tag("result", result.name().toLowerCase(java.util.Locale.ROOT))

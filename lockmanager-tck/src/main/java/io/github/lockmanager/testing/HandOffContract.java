@@ -126,6 +126,42 @@ public abstract class HandOffContract extends ContractNodes {
         assertThat(releasesAfter).as("releases in the store after each turn").containsExactly(0, 0, 1, 1);
     }
 
+    /**
+     * The bound on passing over other nodes without fair mode: when a run of hand-offs ends and this node has kept the
+     * key a while, its next waiter holds back a moment and a waiter on another node takes the key.
+     */
+    @Test
+    void aWaiterOnAnotherNodeTakesTheKeyWhenARunOfHandOffsEnds() throws Exception {
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).maxLocalHandOffs(2));
+        LockManager b = start(nodeBuilder("b", new InstrumentedStore(store())).waitPollInterval(Duration.ofMillis(1)));
+        HeldElsewhere held = holdInThread(a, "job");
+        HeldElsewhere remote = new HeldElsewhere();
+        remote.thread = spawn("remote", () -> {
+            try (LockResource lock = b.waitForLock(LockSpec.of("job"), Duration.ofSeconds(60))) {
+                remote.acquired.countDown();
+                remote.letGo.await();
+            } catch (Exception e) {
+                remote.failure.set(e);
+                remote.acquired.countDown();
+            }
+        });
+        awaitWaiting(remote.thread);
+        int localTurns = 0;
+        while (remote.acquired.getCount() > 0 && localTurns < 12) {
+            HeldElsewhere next = waitInThread(a, "job", "local-" + localTurns++);
+            Thread.sleep(30); // the holder's work: a run of two hand-offs then keeps the key past the streak
+            held.letGo.countDown();
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> next.acquired.getCount() == 0 || remote.acquired.getCount() == 0);
+            held = next;
+        }
+        assertThat(remote.failure.get()).isNull();
+        assertThat(remote.acquired.getCount()).as("the other node's waiter took the key").isZero();
+        assertThat(localTurns).as("local turns before it did: one or two runs of hand-offs").isLessThanOrEqualTo(6);
+        remote.letGo.countDown();
+        held.letGo.countDown();
+    }
+
     @Test
     void aHandOffThatAppliedButWhoseAnswerWasLostLeavesNoLockBehind() throws Exception {
         holderAndWaiter();

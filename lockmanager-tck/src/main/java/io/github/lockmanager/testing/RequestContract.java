@@ -222,7 +222,7 @@ public abstract class RequestContract extends ContractNodes {
         AtomicInteger done = new AtomicInteger();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         int owners = 4;
-        int rounds = 6;
+        int rounds = 3;
         for (int t = 0; t < owners; t++) {
             LockManager node = nodes.get(t % 2);
             spawn("owner-" + t, () -> {
@@ -233,7 +233,7 @@ public abstract class RequestContract extends ContractNodes {
                         int second = first + 1 + ThreadLocalRandom.current().nextInt(keys.length - 1 - first);
                         try (LockResource one = node.waitForLock(fair(keys[first]), LONG)) {
                             try (LockResource two = node.waitForLock(fair(keys[second]), LONG)) {
-                                Thread.sleep(ThreadLocalRandom.current().nextInt(300, 1500));
+                                Thread.sleep(ThreadLocalRandom.current().nextInt(100, 1200));
                             }
                         }
                     }

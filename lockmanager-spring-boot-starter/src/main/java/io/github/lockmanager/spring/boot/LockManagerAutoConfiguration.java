@@ -70,6 +70,7 @@ public class LockManagerAutoConfiguration {
         Settings.apply("renewal-interval", properties.getRenewalInterval(), builder::renewalInterval);
         Settings.apply("abort-poll-interval", properties.getAbortPollInterval(), builder::abortPollInterval);
         Settings.apply("wait-poll-interval", properties.getWaitPollInterval(), builder::waitPollInterval);
+        Settings.apply("fair", properties.getFair(), builder::fair);
         Settings.apply("purge-interval", properties.getPurgeInterval(), builder::purgeInterval);
         Settings.apply("renewal-batch-size", properties.getRenewalBatchSize(), builder::renewalBatchSize);
         Settings.apply("default-level", properties.getDefaultLevel(), builder::defaultLevel);
@@ -137,6 +138,17 @@ public class LockManagerAutoConfiguration {
         @ConditionalOnMissingBean
         LocksEndpoint locksEndpoint(LockManager manager) {
             return new LocksEndpoint(manager);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    @ConditionalOnAvailableEndpoint(endpoint = LockWaitersEndpoint.class)
+    static class WaitersEndpointConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        LockWaitersEndpoint lockWaitersEndpoint(LockManager manager) {
+            return new LockWaitersEndpoint(manager);
         }
     }
 

@@ -65,6 +65,12 @@ public class LockManagerProperties {
     /** The longest pause of a blocking wait between two tries of a key held on another node. Default 100ms. */
     private Duration waitPollInterval;
 
+    /**
+     * Whether locks are taken in turn across nodes unless a spec says otherwise: waits register requests and new
+     * acquisitions wait behind them (one store read each). Default false.
+     */
+    private Boolean fair;
+
     /** How often the store's idle records are purged. Default 10m. */
     private Duration purgeInterval;
 
@@ -407,6 +413,14 @@ public class LockManagerProperties {
 
     public void setWaitPollInterval(Duration waitPollInterval) {
         this.waitPollInterval = waitPollInterval;
+    }
+
+    public Boolean getFair() {
+        return fair;
+    }
+
+    public void setFair(Boolean fair) {
+        this.fair = fair;
     }
 
     public Duration getPurgeInterval() {

@@ -1,11 +1,13 @@
-package io.github.lockmanager.engine;
+package io.github.lockmanager.internal;
 
 import io.github.lockmanager.LockMode;
 
 import java.util.Arrays;
 
 /**
- * What a request record keeps in its holder-name field ({@link io.github.lockmanager.spi.LockRecord#threadName()}),
+ * Not an API: the engine writes it and the admin tools read it.
+ *
+ * <p>What a request record keeps in its holder-name field ({@link io.github.lockmanager.spi.LockRecord#threadName()}),
  * since the record itself is one of the permits of the key's requests like every other request: the mode asked
  * for, the serials of the locks its owner held when it asked (what deadlock detection follows), and the owner's name.
  * Written as {@code 1|<mode text>|<path separator's char code>|<serials, comma-separated>|<owner name>} (the separator empty for a
@@ -19,13 +21,13 @@ import java.util.Arrays;
  * @param held    the serials of the owner's holds, in its node's owner tokens; {@code null} if not known
  * @param owner   the owner's name
  */
-record RequestNote(LockMode mode, int permits, char separator, long[] held, String owner) {
+public record RequestNote(LockMode mode, int permits, char separator, long[] held, String owner) {
     /** The longest note: the shortest holder-name field of the stores (a JDBC column of 256 chars). */
-    static final int MAX_LENGTH = 256;
-    static final String VERSION = "1";
-    static final RequestNote UNREADABLE = new RequestNote(LockMode.EXCLUSIVE, 0, (char) 0, null, "?");
+    public static final int MAX_LENGTH = 256;
+    public static final String VERSION = "1";
+    public static final RequestNote UNREADABLE = new RequestNote(LockMode.EXCLUSIVE, 0, (char) 0, null, "?");
 
-    String write() {
+    public String write() {
         String head = VERSION + '|' + mode.text(permits) + '|' + (separator == 0 ? "" : Integer.toString(separator)) + '|';
         String serials = held == null ? "*" : joined(held);
         String owned = head + serials + '|';
@@ -38,7 +40,7 @@ record RequestNote(LockMode mode, int permits, char separator, long[] held, Stri
         return owned + name;
     }
 
-    static RequestNote read(String text) {
+    public static RequestNote read(String text) {
         String[] parts = text.split("\\|", 5);
         if (parts.length != 5 || !parts[0].equals(VERSION) ) {
             return UNREADABLE;
@@ -59,7 +61,7 @@ record RequestNote(LockMode mode, int permits, char separator, long[] held, Stri
     }
 
     /** Whether the owner held the lock whose owner token ends in {@code serial}. */
-    boolean holds(long serial) {
+    public boolean holds(long serial) {
         if (held != null) {
             for (long each : held) {
                 if (each == serial) {
