@@ -1,6 +1,9 @@
 package io.github.lockmanager.admin;
 
 import io.github.lockmanager.LockManager;
+import io.github.lockmanager.LockSpec;
+import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,12 +21,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.security.Principal;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The servlet mounted in Jetty under {@code /admin/locks/*}. The container's sign-in is played by a filter that takes
@@ -103,6 +109,26 @@ class LockAdminServletTest extends AdminFixture {
         HttpResponse<String> json = send(base + "/locks.json?node=node-b", "GET", null);
         assertThat(json.statusCode()).isEqualTo(200);
         assertThat(json.body()).contains("\"total\": 2", "\"key\": \"order-2\"").doesNotContain("\"key\": \"order-1\"");
+    }
+
+    /** A fair waiter's request is shown as a waiter with its place, never as a lock. */
+    @Test
+    void showsWhoWaitsInTurnBesideTheLocks() throws Exception {
+        LockManager a = node("node-a");
+        LockManager b = node("node-b");
+        hold(a, "report");
+        CompletableFuture<TaskLock> waiting = b.lockForTaskAsync(LockSpec.of("report").fair(true),
+                Duration.ofMinutes(1), TaskOptions.named("nightly")).toCompletableFuture();
+        LockAdmin admin = admin().build();
+        await().atMost(Duration.ofSeconds(30)).until(() -> admin.snapshot().waiters().size() == 1);
+        assertThat(admin.snapshot().locks()).hasSize(1);
+        String base = mount(new LockAdminServlet(admin));
+
+        HttpResponse<String> json = send(base + "/locks.json", "GET", null);
+        assertThat(json.body()).contains("\"total\": 1", "\"waiting\": 1", "\"owner\": \"task:nightly\"",
+                "\"node\": \"node-b\"");
+        waiting.cancel(false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> admin.snapshot().waiters().isEmpty());
     }
 
     @Test

@@ -35,6 +35,9 @@ final class Report {
 
     /** Two decimals, or three significant digits for ratios below 0.01 (a hand-off is a thousandth of an interval). */
     static String ratio(double ratio) {
+        if (Double.isNaN(ratio)) {
+            return "-";
+        }
         return ratio >= 0.01 ? String.format(Locale.ROOT, "%.2f", ratio) : String.format(Locale.ROOT, "%.3g", ratio);
     }
 

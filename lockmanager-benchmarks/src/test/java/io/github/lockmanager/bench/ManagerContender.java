@@ -18,6 +18,8 @@ abstract class ManagerContender implements Contender {
 
     private final LockManager manager;
     private final Map<String, LockResource> held = new ConcurrentHashMap<>();
+    /** Whether its waits are fair ({@link LockSpec#fair(boolean)}); the fairness figure sets it. */
+    private volatile boolean fair;
 
     ManagerContender(LockStore store, String node, String client) throws Exception {
         manager = LockManagerBuilder.newBuilder().store(store).clientId(client).nodeId(node).lease(LEASE)
@@ -26,13 +28,19 @@ abstract class ManagerContender implements Contender {
 
     @Override
     public String name() {
-        return "lockmanager";
+        return fair ? "lockmanager, fair" : "lockmanager";
+    }
+
+    /** Makes its waits and tries fair from now on. */
+    ManagerContender fair() {
+        fair = true;
+        return this;
     }
 
     @Override
     public boolean tryLock(String key) throws Exception {
         try {
-            held.put(key, manager.lock(key));
+            held.put(key, fair ? manager.lock(LockSpec.of(key).fair(true)) : manager.lock(key));
             return true;
         } catch (AlreadyLockedException e) {
             return false;
@@ -48,7 +56,7 @@ abstract class ManagerContender implements Contender {
     public void lockWaiting(String key, Duration interval) throws Exception {
         // polls up to the manager's wait poll interval, the same interval as the peers', where the store announces no
         // releases
-        held.put(key, manager.waitForLock(LockSpec.of(key), ChronoUnit.FOREVER.getDuration()));
+        held.put(key, manager.waitForLock(LockSpec.of(key).fair(fair), ChronoUnit.FOREVER.getDuration()));
     }
 
     @Override

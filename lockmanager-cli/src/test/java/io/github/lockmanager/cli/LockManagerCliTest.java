@@ -239,9 +239,31 @@ class LockManagerCliTest {
         dc.close();
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"postgres", "redis"})
+    void waitersListsWhoWaitsInTurnOnAnyNode(String database) throws Exception {
+        LockManager a = node(database, "node-a");
+        LockManager b = node(database, "node-b");
+        LockResource held = holderThread.submit(() -> a.lock("queued-job")).get(30, TimeUnit.SECONDS);
+        CompletableFuture<io.github.lockmanager.TaskLock> waiting = b.lockForTaskAsync(
+                LockSpec.of("queued-job").fair(true), Duration.ofMinutes(1),
+                io.github.lockmanager.TaskOptions.named("next-run")).toCompletableFuture();
+        await().atMost(Duration.ofSeconds(30)).until(() -> b.getWaiters().size() == 1);
+
+        assertThat(run(database, "waiters")).isZero();
+        assertThat(out.toString()).contains("KEY", "PLACE", "queued-job", "EXCLUSIVE", "node-b", "task:next-run");
+        assertThat(run(database, "waiters", "--format", "json")).isZero();
+        assertThat(out.toString()).contains("\"owner\": \"task:next-run\"", "\"order\": ");
+        assertThat(run(database, "list")).isZero();
+        assertThat(out.toString()).as("a request is no lock").contains("queued-job").doesNotContain("task:next-run");
+        waiting.cancel(false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> b.getWaiters().isEmpty());
+        holderThread.submit(held::close).get(30, TimeUnit.SECONDS);
+    }
+
     @Test
     void everyCommandHasHelp() {
-        for (String command : List.of("list", "show", "abort", "force-release", "cleanup", "serve")) {
+        for (String command : List.of("list", "show", "waiters", "abort", "force-release", "cleanup", "serve")) {
             CommandLine line = LockManagerCli.commandLine();
             line.setOut(new PrintWriter(out, true));
             assertThat(line.execute(command, "--help")).isZero();

@@ -112,9 +112,9 @@ final class Deadlocks {
         turn.deadlock = text;
         ended.incrementAndGet();
         log.warn("Node '{}' ends a wait that is part of a deadlock: {}", nodeId, text);
-        Waiter waiter = turn.waiter;
-        if (waiter != null) {
-            waiter.wake();
+        Runnable wake = turn.wake;
+        if (wake != null) {
+            wake.run();
         }
     }
 

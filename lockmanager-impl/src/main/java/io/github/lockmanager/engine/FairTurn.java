@@ -33,8 +33,8 @@ final class FairTurn {
     /** Set by deadlock detection when this wait was chosen to end: its next try fails with that cycle. */
     volatile String deadlock;
 
-    /** The wait this turn is for, once it started; what deadlock detection wakes. */
-    volatile Waiter waiter;
+    /** Wakes the wait this turn is for, once it started: what deadlock detection calls. */
+    volatile Runnable wake;
 
     FairTurn(LockKey key, LockMode mode, int permits, char separator, Predicate<Acquisition> owns, String ownerName) {
         this.key = key;

@@ -41,7 +41,7 @@ abstract class Waiter {
         this.budgetNanos = budgetNanos;
         this.turn = turn;
         if (turn != null) {
-            turn.waiter = this;
+            turn.wake = this::wake;
         }
         this.refusedKey = key;
         this.refusedMode = mode;

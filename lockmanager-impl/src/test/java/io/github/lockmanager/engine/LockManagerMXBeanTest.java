@@ -105,7 +105,16 @@ class LockManagerMXBeanTest {
             assertThatThrownBy(() -> admin.forceRelease("stuck", "")).isInstanceOf(IllegalArgumentException.class);
             try (LockResource ignored = manager.lock(LockSpec.shared("report"))) {
                 assertThat(admin.getHeldLocks()).singleElement().extracting(HeldLockInfo::getMode).isEqualTo("SHARED");
+                assertThat(admin.getWaiterCount()).isZero();
+                java.util.concurrent.CompletableFuture<io.github.lockmanager.TaskLock> waiting = manager
+                        .lockForTaskAsync(LockSpec.of("report").fair(true), Duration.ofMinutes(1),
+                                io.github.lockmanager.TaskOptions.named("writer")).toCompletableFuture();
+                assertThat(admin.getWaiterCount()).as("a task's wait under way").isEqualTo(1);
+                waiting.cancel(false);
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                        .until(() -> admin.getWaiterCount() == 0);
             }
+            assertThat(admin.getDeadlocksEnded()).isZero();
         }
         assertThatThrownBy(() -> LockManagerBuilder.admin(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("LockManagerBuilder");

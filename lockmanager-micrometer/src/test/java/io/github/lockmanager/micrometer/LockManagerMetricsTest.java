@@ -158,8 +158,10 @@ class LockManagerMetricsTest {
                 Duration.ofSeconds(30)));
         await().atMost(Duration.ofSeconds(30)).until(() -> count("lockmanager.acquisitions", "result", "refused",
                 "mode", "shared") >= 1);
+        assertThat(registry.get("lockmanager.waiters").gauge().value()).as("the wait under way").isEqualTo(1);
         busy.close();
         waiting.get(30, TimeUnit.SECONDS).close();
+        assertThat(registry.get("lockmanager.waiters").gauge().value()).as("no wait left").isZero();
         assertThat(registry.get("lockmanager.waits").tags("result", "acquired", "mode", "shared").timer().count())
                 .isEqualTo(1);
         assertThatThrownBy(() -> measured.waitForLock(LockSpec.of(""), Duration.ofMillis(100)))

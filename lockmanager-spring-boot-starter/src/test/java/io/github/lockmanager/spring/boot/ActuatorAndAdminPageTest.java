@@ -48,7 +48,7 @@ class ActuatorAndAdminPageTest {
         context = BootApps.start(WebApp.class, WebApplicationType.SERVLET, storeSettings(BootApps.clientId(), "web-node"),
                 "server.port=0",
                 "server.address=127.0.0.1",
-                "management.endpoints.web.exposure.include=locks,health",
+                "management.endpoints.web.exposure.include=locks,lockwaiters,health",
                 "management.endpoint.health.show-details=always",
                 "lockmanager.admin.enabled=true", BootApps.WITHOUT_SECURITY);
         base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
@@ -90,6 +90,21 @@ class ActuatorAndAdminPageTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(badAbort.statusCode()).isEqualTo(400);
         assertThat(badAbort.body()).contains("'planet'");
+    }
+
+    @Test
+    void theWaitersEndpointListsAFairWaiterWithItsPlace() throws Exception {
+        LockManager manager = context.getBean(LockManager.class);
+        try (io.github.lockmanager.LockResource held = manager.lock("report/9")) {
+            java.util.concurrent.CompletableFuture<io.github.lockmanager.TaskLock> waiting = manager.lockForTaskAsync(
+                    io.github.lockmanager.LockSpec.of("report/9").fair(true), Duration.ofMinutes(1),
+                    io.github.lockmanager.TaskOptions.named("report-run")).toCompletableFuture();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get("/actuator/lockwaiters").body().contains("report/9"));
+            assertThat(get("/actuator/lockwaiters").body()).contains("\"owner\":\"task:report-run\"",
+                    "\"place\":1", "\"node\":\"web-node\"");
+            waiting.cancel(false);
+        }
     }
 
     @Test

@@ -1,0 +1,240 @@
+package io.github.lockmanager.bench;
+
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Figure 16, on Redis: one key taken in turn by 2 threads on each of 2 nodes, each holding it 2 ms and asking again at
+ * once, for {@code 2 x throughputTime} per turn, two turns per side alternated. For each acquisition: how long its
+ * wait took, whether the key moved to the other node, and how many later requests were served before it (inversions:
+ * pairs asked in one order and granted in the other). Ours fair ({@code LockSpec.fair}) beside Redisson's
+ * {@code RFairLock}, and ours fair beside ours unfair (the default); then the commands an uncontended fair cycle costs.
+ */
+final class FairnessBench {
+    private static final String REDIS = "Redis";
+    private static final long HOLD_MILLIS = 2;
+
+    private final Settings settings;
+    private final Report report;
+    private final String run = Long.toString(System.currentTimeMillis(), 36);
+
+    FairnessBench(Settings settings, Report report) {
+        this.settings = settings;
+        this.report = report;
+    }
+
+    void run() throws Exception {
+        String client = "bench-fair-" + run;
+        try (RedisContenders.Ours fairA = (RedisContenders.Ours) new RedisContenders.Ours("a", client).fair();
+             RedisContenders.Ours fairB = (RedisContenders.Ours) new RedisContenders.Ours("b", client).fair();
+             RedisContenders.Ours unfairA = new RedisContenders.Ours("a", client);
+             RedisContenders.Ours unfairB = new RedisContenders.Ours("b", client);
+             RedissonFair redissonA = new RedissonFair(); RedissonFair redissonB = new RedissonFair()) {
+            Turns fair = new Turns();
+            Turns redisson = new Turns();
+            Turns unfair = new Turns();
+            for (int turn = 0; turn < 2; turn++) {
+                fair.add(contend(fairA, fairB, "f-ours-" + run));
+                redisson.add(contend(redissonA, redissonB, "f-redisson-" + run));
+                unfair.add(contend(unfairA, unfairB, "f-unfair-" + run));
+            }
+            String figure = "16. fair turns across nodes: ";
+            report.add(figure + "wait p99, fair vs Redisson RFairLock", REDIS, Report.millis(fair.p(0.99)),
+                    Report.millis(redisson.p(0.99)), fair.p(0.99) / redisson.p(0.99),
+                    "4 threads on 2 nodes, one key, each holding it " + HOLD_MILLIS + " ms and asking again at once; "
+                            + "below 1 is better; ours " + fair.summary() + "; theirs " + redisson.summary());
+            report.add(figure + "worst wait, fair vs Redisson RFairLock", REDIS, Report.millis(fair.max()),
+                    Report.millis(redisson.max()), fair.max() / redisson.max(), "the same runs");
+            report.add(figure + "wait p99, fair vs ours unfair", REDIS, Report.millis(fair.p(0.99)),
+                    Report.millis(unfair.p(0.99)), fair.p(0.99) / unfair.p(0.99),
+                    "the same load; ours unfair (the default) " + unfair.summary());
+            report.add(figure + "cross-node hand-off, fair vs unfair", REDIS, Report.millis(fair.crossNodeGap()),
+                    Report.millis(unfair.crossNodeGap()), fair.crossNodeGap() / unfair.crossNodeGap(),
+                    "median time from a release on one node to the grant on the other, among grants that moved");
+            try (RedisMonitor monitor = new RedisMonitor()) {
+                String fairCommands = monitor.perCycle(200, () -> {
+                    fairA.tryLock("f-cost-" + run);
+                    fairA.unlock("f-cost-" + run);
+                });
+                String unfairCommands = monitor.perCycle(200, () -> {
+                    unfairA.tryLock("u-cost-" + run);
+                    unfairA.unlock("u-cost-" + run);
+                });
+                report.add(figure + "commands per uncontended lock+unlock", REDIS, fairCommands, unfairCommands,
+                        Double.NaN, "fair reads the key's line of requests first (the server's MONITOR, a script's "
+                                + "own calls apart)");
+            }
+        }
+    }
+
+    /** One acquisition: who, asked when, granted when, released when (nanoTime). */
+    private record Grant(int thread, int node, long asked, long granted, long released) {
+    }
+
+    /** The grants of a side's turns. */
+    private static final class Turns {
+        private final List<List<Grant>> turns = new ArrayList<>();
+
+        void add(List<Grant> turn) {
+            turns.add(turn);
+        }
+
+        private double[] waits() {
+            return turns.stream().flatMap(List::stream).mapToDouble(g -> g.granted - g.asked).sorted().toArray();
+        }
+
+        double p(double quantile) {
+            double[] waits = waits();
+            return waits[Math.min(waits.length - 1, (int) Math.ceil(quantile * waits.length) - 1)];
+        }
+
+        double max() {
+            double[] waits = waits();
+            return waits[waits.length - 1];
+        }
+
+        /** Share of grants whose node differs from the previous grant's. */
+        double moved() {
+            long moved = 0;
+            long grants = 0;
+            for (List<Grant> turn : turns) {
+                for (int i = 1; i < turn.size(); i++) {
+                    grants++;
+                    moved += turn.get(i).node != turn.get(i - 1).node ? 1 : 0;
+                }
+            }
+            return grants == 0 ? 0 : (double) moved / grants;
+        }
+
+        double crossNodeGap() {
+            List<Long> gaps = new ArrayList<>();
+            for (List<Grant> turn : turns) {
+                for (int i = 1; i < turn.size(); i++) {
+                    if (turn.get(i).node != turn.get(i - 1).node) {
+                        gaps.add(turn.get(i).granted - turn.get(i - 1).released);
+                    }
+                }
+            }
+            Collections.sort(gaps);
+            return gaps.isEmpty() ? Double.NaN : gaps.get(gaps.size() / 2);
+        }
+
+        /** Pairs asked in one order and granted in the other. */
+        long inversions() {
+            long inversions = 0;
+            for (List<Grant> turn : turns) {
+                List<Grant> byAsked = new ArrayList<>(turn);
+                byAsked.sort(Comparator.comparingLong(Grant::asked));
+                for (int i = 0; i < byAsked.size(); i++) {
+                    for (int j = i + 1; j < byAsked.size() && byAsked.get(j).asked < byAsked.get(i).granted; j++) {
+                        if (byAsked.get(j).granted < byAsked.get(i).granted) {
+                            inversions++;
+                        }
+                    }
+                }
+            }
+            return inversions;
+        }
+
+        int grants() {
+            return turns.stream().mapToInt(List::size).sum();
+        }
+
+        String summary() {
+            return String.format(Locale.ROOT, "%d grants, median wait %s, %.0f %% moved to the other node, %d "
+                            + "inversions", grants(), Report.millis(p(0.5)), 100 * moved(), inversions());
+        }
+    }
+
+    /** One turn: 2 threads of node a and 2 of node b take the key in a loop; the grants in the order given. */
+    private List<Grant> contend(Contender a, Contender b, String key) throws Exception {
+        Contender[] nodes = {a, a, b, b};
+        List<Grant> grants = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Exception> failure = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < nodes.length; t++) {
+            int me = t;
+            Thread thread = new Thread(() -> {
+                try {
+                    while (!stop.get()) {
+                        long asked = System.nanoTime();
+                        nodes[me].lockWaiting(key, Contender.POLL);
+                        long granted = System.nanoTime();
+                        Thread.sleep(HOLD_MILLIS);
+                        long released = System.nanoTime();
+                        nodes[me].unlock(key);
+                        grants.add(new Grant(me, me / 2, asked, granted, released));
+                    }
+                } catch (Exception e) {
+                    failure.add(e);
+                }
+            }, "fairness-bench-" + t);
+            threads.add(thread);
+        }
+        threads.forEach(Thread::start);
+        Thread.sleep(settings.throughputTime().multipliedBy(2).toMillis());
+        stop.set(true);
+        for (Thread thread : threads) {
+            thread.join(120_000);
+        }
+        if (!failure.isEmpty()) {
+            throw failure.get(0);
+        }
+        List<Grant> ordered = new ArrayList<>(grants);
+        ordered.sort(Comparator.comparingLong(Grant::granted));
+        return ordered;
+    }
+
+    /** Redisson's fair lock ({@code RFairLock}): a queue of waiters in Redis, each woken by pub/sub. */
+    static final class RedissonFair implements Contender {
+        private final RedissonClient client;
+
+        RedissonFair() {
+            Config config = new Config();
+            config.useSingleServer().setAddress(Contenders.REDIS_URL).setConnectionMinimumIdleSize(8)
+                    .setConnectionPoolSize(16);
+            client = Redisson.create(config);
+        }
+
+        @Override
+        public String name() {
+            return "Redisson RFairLock";
+        }
+
+        @Override
+        public boolean tryLock(String key) {
+            return client.getFairLock(key).tryLock();
+        }
+
+        @Override
+        public void unlock(String key) {
+            client.getFairLock(key).unlock();
+        }
+
+        @Override
+        public void lockWaiting(String key, Duration interval) {
+            client.getFairLock(key).lock();
+        }
+
+        @Override
+        public long roundTrips() {
+            return -1;
+        }
+
+        @Override
+        public void close() {
+            client.shutdown();
+        }
+    }
+}
