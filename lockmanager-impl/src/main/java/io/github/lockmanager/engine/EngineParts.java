@@ -53,20 +53,21 @@ final class EngineParts {
         this.delivery = new Delivery(settings, calls, releaser, events);
         this.heldTooLong = new HeldTooLong(settings, events);
         OwnerTokens tokens = new OwnerTokens();
-        this.requests = new Requests(settings, calls, table, keys, tokens);
+        this.tasks = new TaskThreads(settings, lifecycle);
+        this.requests = new Requests(settings, calls, table, keys, tokens, tasks::execute);
         this.acquirer = new Acquirer(settings, table, keys, lifecycle, calls, releaser, handOffs, heldTooLong, events,
                 tokens, requests);
         this.keeper = new LeaseKeeper(settings, table, calls, releaser, delivery, heldTooLong, events, keeperThreads,
-                keeperThread, List.of(requests::keep));
+                keeperThread, List.of());
         this.deadlocks = new Deadlocks(settings, calls, keys, requests);
         this.callLeases = new CallLeases(settings.leases(), keeper, settings.store());
-        this.tasks = new TaskThreads(settings, lifecycle);
         this.waits = new Waits(settings, new Parking(settings, queue, requests, events), tasks, events, lifecycle);
     }
 
     /** Starts the keeper and registers the manager's MBean if asked to. */
     void start(AdminBean adminBean) {
         keeper.start();
+        keeper.every(requests.renewalPeriod(), "Renewal of lock requests", requests::keep);
         keeper.every(Deadlocks.INTERVAL, "Deadlock detection", deadlocks::look);
         if (settings.registerMBean()) {
             adminBean.register();

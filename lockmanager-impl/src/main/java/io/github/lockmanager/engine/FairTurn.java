@@ -28,8 +28,15 @@ final class FairTurn {
     volatile Instant since;
     /** When it registered, by {@link System#nanoTime()}: deadlock detection looks only at requests that waited. */
     volatile long registeredAtNanos;
+    /**
+     * The request that the line showed nothing before, once it did: it stays first, so its tries read the line no more
+     * ({@link Requests#ahead}); a path's reads its ancestors' lines every time.
+     */
+    volatile LockHandle clearOf;
     /** Whether the last try was held back by an earlier request rather than refused by a holder. */
     volatile boolean behind;
+    /** The last pause of a wait held back while the key was free, for the next to double; 0 after another park. */
+    long behindPauseNanos;
     /** Set by deadlock detection when this wait was chosen to end: its next try fails with that cycle. */
     volatile String deadlock;
 

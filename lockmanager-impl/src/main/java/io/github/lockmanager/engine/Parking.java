@@ -116,16 +116,7 @@ final class Parking {
         waiter.refusedBy(held);
         long pause;
         if (waiter.turn != null && waiter.turn.behind) {
-            // held back by an earlier request, not by a holder: no release of ours wakes it for that, so it looks
-            // again after a backoff; a turn a local release gave it goes on to the next local waiter
-            if (waiter.wokenByRelease) {
-                waiter.wokenByRelease = false;
-                queue.keyGone(waiter.refusedKey());
-            }
-            if (waiter.backoff == null) {
-                waiter.backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
-            }
-            return Math.min(waiter.backoff.nextNanos(), remainingNanos);
+            return parkBehind(waiter, remainingNanos);
         }
         if (held.isHeldOnThisNode()) {
             queue.add(waiter);
@@ -145,6 +136,59 @@ final class Parking {
                 // the store announces the release: a try now and then only makes up for an announcement missed
                 pause = Math.max(pause, pollNanos * ANNOUNCED_SAFETY_INTERVALS);
             }
+        }
+        return Math.min(pause, remainingNanos);
+    }
+
+    /** The shortest pause of a fair waiter held back by a request while the key is free: its turn is about to be taken. */
+    private static final long BEHIND_FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * The longest such pause: a line whose first request is a dead node's costs a try every 4 ms until that request's
+     * lease ends (at most 5 s), and a live first request that is slow to take the key delays the next by as much.
+     */
+    private static final long BEHIND_LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+
+    /**
+     * Parks a fair waiter held back by an earlier request rather than by a holder. The request before it takes the key
+     * and then withdraws, so the waiter watches the key's release, as a waiter refused by its holder does: it is woken
+     * when the earlier one lets go, and finds itself first. Where the key is free now (the earlier one is about to
+     * take it) the store wakes it at once; it then pauses 1 ms, twice as long each time that happens in a row, up to
+     * 4 ms, so that a line whose first request is a dead node's (it ends with its short lease) costs no spin. A turn a local release gave it goes on to the next local waiter.
+     */
+    private long parkBehind(Waiter waiter, long remainingNanos) {
+        FairTurn turn = waiter.turn;
+        if (waiter.wokenByRelease) {
+            waiter.wokenByRelease = false;
+            queue.keyGone(waiter.refusedKey());
+        }
+        Thread parking = Thread.currentThread();
+        boolean[] freeNow = {false};
+        boolean[] parked = {false};
+        try {
+            waiter.unwatch = store.watchRelease(waiter.refusedKey(), () -> {
+                if (!parked[0] && Thread.currentThread() == parking) {
+                    freeNow[0] = true;
+                } else {
+                    waiter.wake();
+                }
+            });
+        } catch (LockManagerException | RuntimeException e) {
+            log.debug("Node '{}' could not watch for a release of lock '{}' in store {}, so its waiter polls: {}",
+                    nodeId, waiter.refusedKey().name(), store, e.toString());
+        }
+        parked[0] = true;
+        long pause;
+        if (waiter.unwatch != null && !freeNow[0]) {
+            turn.behindPauseNanos = 0;
+            pause = pollNanos * ANNOUNCED_SAFETY_INTERVALS;
+        } else if (waiter.unwatch != null) {
+            pause = turn.behindPauseNanos = turn.behindPauseNanos == 0 ? BEHIND_FIRST_PAUSE_NANOS
+                    : Math.min(Math.min(pollNanos, BEHIND_LONGEST_PAUSE_NANOS), turn.behindPauseNanos * 2);
+        } else {
+            if (waiter.backoff == null) {
+                waiter.backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
+            }
+            pause = waiter.backoff.nextNanos();
         }
         return Math.min(pause, remainingNanos);
     }
@@ -176,7 +220,7 @@ final class Parking {
     void leave(Waiter waiter, boolean acquired) {
         unpark(waiter);
         if (waiter.turn != null) {
-            requests.withdraw(waiter.turn);
+            requests.withdraw(waiter.turn, acquired);
         }
         if (waiter.wokenByRelease || acquired) {
             queue.keyGone(waiter.refusedKey());

@@ -17,19 +17,21 @@ import io.github.lockmanager.spi.LockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 /**
  * The requests of this node's fair waiters, kept as records of the store so that every node sees the line: a request
  * is one of {@link LockManager#MAX_PERMITS} permits of the key's {@linkplain LockKey#requests() requests key}, so the
  * store gives each one a fencing token of its own above every earlier one's (the line's order; shared holders may share
- * one) and a lease, which this node renews on its keeper
- * thread in batches, as its locks; a dead node's requests end with their lease. What the request asks for is its
+ * one) and a short lease, which this node renews on its keeper thread in batches; a dead node's requests end with
+ * their lease. What the request asks for is its
  * {@link RequestNote}. A fair waiter asks {@link #ahead} before each try and registers once refused; its request is
  * withdrawn when the wait ends in any way.
  */
@@ -46,15 +48,25 @@ final class Requests {
     private final AcquisitionTable table;
     private final KeyScope keys;
     private final OwnerTokens tokens;
+    /**
+     * A request's lease: the manager's, at most {@link #LONGEST_REQUEST_LEASE}. A request of a node that died holds up
+     * its key's line until its lease ends, so it is kept short, and renewed every {@link #RENEWAL} while it waits.
+     */
+    private final Duration requestLease;
+    static final Duration LONGEST_REQUEST_LEASE = Duration.ofSeconds(5);
+    static final Duration RENEWAL = Duration.ofSeconds(1);
     private final ConcurrentHashMap<LockHandle, FairTurn> registered = new ConcurrentHashMap<>();
-    /** Keeper thread only. */
-    private long nextRenewalNanos;
+    /** Where a wait that got its lock withdraws its request, so that its caller does not wait for that. */
+    private final Executor background;
 
-    Requests(EngineSettings settings, StoreCalls calls, AcquisitionTable table, KeyScope keys, OwnerTokens tokens) {
+    Requests(EngineSettings settings, StoreCalls calls, AcquisitionTable table, KeyScope keys, OwnerTokens tokens,
+             Executor background) {
+        this.background = background;
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.calls = calls;
         this.leases = settings.leases();
+        this.requestLease = leases.lease().compareTo(LONGEST_REQUEST_LEASE) < 0 ? leases.lease() : LONGEST_REQUEST_LEASE;
         this.batchSize = settings.renewalBatchSize();
         this.time = settings.timeSource();
         this.table = table;
@@ -73,6 +85,12 @@ final class Requests {
      */
     AlreadyLockedException ahead(FairTurn turn, LockKey key, LockMode mode) throws LockManagerException {
         boolean own = key.equals(turn.key);
+        LockHandle registeredAs = turn.request;
+        if (registeredAs != null && turn.clearOf == registeredAs) {
+            // nothing stood before its request when last asked, and no request can come before it later (a new one
+            // gets a later token and a later time): the line need not be read again
+            return null;
+        }
         long mine = own && turn.isRegistered() ? turn.order : Long.MAX_VALUE;
         Instant since = turn.isRegistered() ? turn.since : null;
         for (LockRecord request : line(key)) {
@@ -87,6 +105,9 @@ final class Requests {
             } else if (note.mode().conflictsWith(mode) && (since == null || request.lockTime().isBefore(since))) {
                 return refusal(key, request, note);
             }
+        }
+        if (registeredAs != null && own && turn.separator == 0) {
+            turn.clearOf = registeredAs;
         }
         return null;
     }
@@ -125,7 +146,7 @@ final class Requests {
         LockHandle handle = tokens.newHandle(turn.key.requests());
         RequestNote note = new RequestNote(turn.mode, turn.permits, turn.separator, heldBy(turn), turn.ownerName);
         LockRequest request = LockRequest.permit(handle, nodeId, note.write(), LockManager.MAX_PERMITS);
-        AcquireResult result = calls.acquire(request, leases.lease(), time.nanoTime());
+        AcquireResult result = calls.acquire(request, requestLease, time.nanoTime());
         if (!result.isAcquired()) {
             log.debug("Store {} did not register the request of {} for lock '{}' of node '{}'; it waits unregistered",
                     store, turn.ownerName, turn.key.name(), nodeId);
@@ -155,16 +176,30 @@ final class Requests {
     }
 
     /**
-     * Withdraws {@code turn}'s request, if it has one: the wait ended. A failed call leaves the record to its lease,
-     * which this node no longer renews.
+     * Withdraws {@code turn}'s request, if it has one: the wait ended. After a grant ({@code acquired}) the store call
+     * runs in the background, so that the new holder does not wait for it; a request left a moment longer only keeps
+     * later ones waiting for a key that is held anyway. A failed call leaves the record to its lease, which this node
+     * no longer renews.
      */
-    void withdraw(FairTurn turn) {
+    void withdraw(FairTurn turn, boolean acquired) {
         LockHandle handle = turn.request;
         if (handle == null) {
             return;
         }
         turn.request = null;
         registered.remove(handle);
+        if (acquired) {
+            try {
+                background.execute(() -> withdraw(turn, handle));
+                return;
+            } catch (RuntimeException closing) {
+                // the manager closes: withdraw it here
+            }
+        }
+        withdraw(turn, handle);
+    }
+
+    private void withdraw(FairTurn turn, LockHandle handle) {
         try {
             calls.release(handle);
         } catch (LockManagerException | RuntimeException e) {
@@ -173,17 +208,19 @@ final class Requests {
         }
     }
 
-    /** Renews the registered requests when due, in batches; a request the store no longer has loses its place. */
-    void keep(long nowNanos) {
-        if (registered.isEmpty() || nowNanos - nextRenewalNanos < 0) {
+    /**
+     * Renews the registered requests, in batches; a request the store no longer has loses its place. Runs on the
+     * keeper thread every {@link #renewalPeriod()}, well inside a request's lease.
+     */
+    void keep() {
+        if (registered.isEmpty()) {
             return;
         }
         List<LockHandle> handles = new ArrayList<>(registered.keySet());
-        boolean allAnswered = true;
         for (int from = 0; from < handles.size(); from += batchSize) {
             List<LockHandle> batch = handles.subList(from, Math.min(handles.size(), from + batchSize));
             try {
-                Map<LockHandle, HoldState> answers = calls.renew(batch, leases.lease());
+                Map<LockHandle, HoldState> answers = calls.renew(batch, requestLease);
                 for (LockHandle handle : batch) {
                     if (answers.get(handle) == HoldState.LOST) {
                         FairTurn turn = registered.remove(handle);
@@ -191,18 +228,12 @@ final class Requests {
                             // its place is gone: it registers again at its next refusal, at the end of the line
                             turn.request = null;
                         }
-                    } else if (answers.get(handle) == null) {
-                        allAnswered = false;
                     }
                 }
             } catch (LockManagerException | RuntimeException e) {
-                allAnswered = false;
                 log.debug("Node '{}' could not renew {} lock requests in store {}: {}", nodeId, batch.size(), store,
                         e.toString());
             }
-        }
-        if (allAnswered) {
-            nextRenewalNanos = leases.nextRenewal(nowNanos);
         }
     }
 
@@ -228,6 +259,12 @@ final class Requests {
         return registered.get(handle);
     }
 
+    /** How often {@link #keep} runs: every second, or a third of a shorter request lease. */
+    Duration renewalPeriod() {
+        Duration third = requestLease.dividedBy(3);
+        return third.compareTo(RENEWAL) < 0 ? third : RENEWAL;
+    }
+
     /** This node's registered requests that registered at {@code cutoffNanos} or before. */
     List<FairTurn> waitingSince(long cutoffNanos) {
         List<FairTurn> found = new ArrayList<>();
@@ -247,7 +284,7 @@ final class Requests {
     /** Withdraws every request left; the manager closes (its waits have ended already). */
     void stop() {
         for (FairTurn turn : List.copyOf(registered.values())) {
-            withdraw(turn);
+            withdraw(turn, false);
         }
     }
 }
