@@ -44,8 +44,21 @@ final class HandOffs {
     static final long STREAK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final int maxInARow;
-    /** When each key's current streak of runs began: hot keys only, dropped when idle ({@link #forgetEnded}). */
-    private final ConcurrentHashMap<LockKey, Long> streaks = new ConcurrentHashMap<>();
+    /**
+     * When each key's current streak of runs began and when it last saw a release with a waiter here: hot keys only,
+     * dropped once idle ({@link #forgetEnded}).
+     */
+    private final ConcurrentHashMap<LockKey, Streak> streaks = new ConcurrentHashMap<>();
+
+    private static final class Streak {
+        final long since;
+        volatile long last;
+
+        Streak(long since) {
+            this.since = since;
+            this.last = since;
+        }
+    }
     private final Lifecycle lifecycle;
     private final WaitQueue waiting;
     private final ConcurrentHashMap<LockKey, Parked> parked = new ConcurrentHashMap<>();
@@ -73,14 +86,12 @@ final class HandOffs {
         }
         int inARow = run != null && run.holder().equals(ended.handle()) ? run.inARow() : 0;
         long now = System.nanoTime();
-        if (inARow == 0) {
-            streaks.putIfAbsent(key, now);
-        }
+        Streak streak = streaks.computeIfAbsent(key, k -> new Streak(now));
+        streak.last = now;
         if (inARow >= maxInARow) {
             // a real release now; once this node has kept the key a while, its waiters also wait a moment, so that
             // one on another node, woken by the store's announcement, may take it
-            Long since = streaks.get(key);
-            if (since != null && now - since >= STREAK_NANOS) {
+            if (now - streak.since >= STREAK_NANOS) {
                 streaks.remove(key);
                 waiting.holdBack(key);
             }
@@ -135,7 +146,7 @@ final class HandOffs {
     void forgetEnded(AcquisitionTable table) {
         if (!streaks.isEmpty()) {
             long now = System.nanoTime();
-            streaks.values().removeIf(since -> now - since > 4 * STREAK_NANOS);
+            streaks.values().removeIf(streak -> now - streak.last > 4 * STREAK_NANOS);
         }
         if (!runs.isEmpty()) {
             runs.values().removeIf(run -> {

@@ -201,6 +201,42 @@ public abstract class RequestContract extends ContractNodes {
         assertThat(failures.get(0)).hasMessageContaining("a cycle of 3 waits");
     }
 
+    /**
+     * A task (known by its name) holds a key and waits for a path whose parent a thread of another node holds; that
+     * thread waits for the task's key: one cycle, through a path's ancestor and a task owner.
+     */
+    @Test
+    void aDeadlockThroughATaskAndAPathsAncestorEndsOneWait() throws Exception {
+        LockManager a = node("a");
+        LockManager b = node("b");
+        TaskLock held = a.lockForTask(LockSpec.of("ledger"), TaskOptions.named("mover"));
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<String> served = new CopyOnWriteArrayList<>();
+        CountDownLatch parentHeld = new CountDownLatch(1);
+        spawn("tree-owner", () -> {
+            try (LockResource parent = b.lock("tree")) {
+                parentHeld.countDown();
+                try (LockResource ledger = b.waitForLock(fair("ledger"), LONG)) {
+                    served.add("tree-owner");
+                }
+            } catch (Throwable e) {
+                failures.add(e);
+            }
+        });
+        assertThat(parentHeld.await(30, TimeUnit.SECONDS)).isTrue();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "ledger").size() == 1);
+        CompletableFuture<TaskLock> leaf = a.lockForTaskAsync(LockSpec.path("tree/leaf", LockMode.EXCLUSIVE)
+                .fair(true), LONG, TaskOptions.named("mover")).toCompletableFuture();
+
+        Throwable ended = await().atMost(60, TimeUnit.SECONDS).until(() -> leaf.isDone() ? leaf.handle((l, e) -> e)
+                .join() : null, e -> e != null);
+        assertThat(ended).isInstanceOf(LockManagerException.class).hasMessageContaining("DEADLOCK")
+                .hasMessageContaining("tree").hasMessageContaining("ledger").hasMessageContaining("task:mover");
+        held.close();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.contains("tree-owner") || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+    }
+
     /** Holds {@code first}, waits until every owner holds its own, then waits fairly for {@code second}. */
     private static void holdThenWait(LockManager node, String first, String second, CountDownLatch allHold,
                                      List<String> served, List<Throwable> failures) {
