@@ -60,7 +60,7 @@ final class Deadlocks {
     /** The cycles the last look found, by their {@link #identity}; keeper thread only. */
     private Set<String> lastSeen = Set.of();
     /** When the next look is due, and the time to it after a look that finds nothing; keeper thread only. */
-    private long nextLookNanos;
+    private long nextLookNanos = System.nanoTime();
     private long intervalNanos = INTERVAL.toNanos();
 
     Deadlocks(EngineSettings settings, StoreCalls calls, KeyScope keys, Requests requests) {

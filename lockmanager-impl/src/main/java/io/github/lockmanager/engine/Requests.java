@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
@@ -58,6 +59,8 @@ final class Requests {
     private final ConcurrentHashMap<LockHandle, FairTurn> registered = new ConcurrentHashMap<>();
     /** Where a wait that got its lock withdraws its request, so that its caller does not wait for that. */
     private final Executor background;
+    /** Requests whose withdrawal runs in the background and has not ended: what closing the manager withdraws. */
+    private final Set<LockHandle> withdrawing = ConcurrentHashMap.newKeySet();
 
     Requests(EngineSettings settings, StoreCalls calls, AcquisitionTable table, KeyScope keys, OwnerTokens tokens,
              Executor background) {
@@ -189,11 +192,17 @@ final class Requests {
         turn.request = null;
         registered.remove(handle);
         if (acquired) {
+            withdrawing.add(handle);
             try {
-                background.execute(() -> withdraw(turn, handle));
+                background.execute(() -> {
+                    if (withdrawing.remove(handle)) {
+                        withdraw(turn, handle);
+                    }
+                });
                 return;
             } catch (RuntimeException closing) {
                 // the manager closes: withdraw it here
+                withdrawing.remove(handle);
             }
         }
         withdraw(turn, handle);
@@ -285,6 +294,16 @@ final class Requests {
     void stop() {
         for (FairTurn turn : List.copyOf(registered.values())) {
             withdraw(turn, false);
+        }
+        for (LockHandle handle : List.copyOf(withdrawing)) {
+            if (withdrawing.remove(handle)) {
+                try {
+                    calls.release(handle);
+                } catch (LockManagerException | RuntimeException e) {
+                    log.debug("Node '{}' could not withdraw a lock request from store {} while closing; it ends with "
+                            + "its lease: {}", nodeId, store, e.toString());
+                }
+            }
         }
     }
 }

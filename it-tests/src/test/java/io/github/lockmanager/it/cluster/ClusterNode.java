@@ -50,7 +50,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code contend}: {@code node.threads} threads take and release the keys {@code hot-0..hot-(n-1)} for
  *       {@code node.seconds}, shared in {@code node.readers} percent of the sections (default none), or each a
  *       permit of {@code node.permits} when that is set; each critical section is written to {@code node.out} as
- *       {@code key token node thread enter exit mode} (mode {@code S}, {@code X} or {@code P}), enter and exit stamped by the {@link SharedCounter} at {@code node.counter}.
+ *       {@code key token node thread enter exit mode} (mode {@code S}, {@code X} or {@code P}), enter and exit stamped by the {@link SharedCounter} at {@code node.counter};
+ *       with {@code node.fair}, each thread waits fairly for an exclusive lock instead, and the line ends with the
+ *       stamp taken when it asked.
  *       Prints {@code DONE <sections>}.</li>
  *   <li>{@code hold}: a thread takes each key of {@code node.keys} and holds it; prints
  *       {@code HELD <key> <token>}; when interrupted, {@code INTERRUPTED <key> <epochMillis> lost=<bool>}, then
@@ -130,6 +132,7 @@ public final class ClusterNode {
         int keys = Integer.getInteger("node.keys", 3);
         int readersPercent = Integer.getInteger("node.readers", 0);
         int permits = Integer.getInteger("node.permits", 0);
+        boolean fair = Boolean.getBoolean("node.fair");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("node.seconds", 5));
         AtomicInteger sections = new AtomicInteger();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -141,14 +144,16 @@ public final class ClusterNode {
                     while (System.nanoTime() < deadline) {
                         String key = "hot-" + random.nextInt(keys);
                         boolean reader = random.nextInt(100) < readersPercent;
-                        try (LockResource lock = permits > 0 ? manager.lock(LockSpec.permits(key, permits))
+                        long asked = fair ? counter.next() : 0;
+                        try (LockResource lock = fair ? manager.waitForLock(LockSpec.of(key).fair(true),
+                                Duration.ofMinutes(1)) : permits > 0 ? manager.lock(LockSpec.permits(key, permits))
                                 : reader ? manager.lock(LockSpec.shared(key)) : manager.lock(key)) {
                             long enter = counter.next();
                             TimeUnit.MICROSECONDS.sleep(random.nextInt(2_000));
                             long exit = counter.next();
                             lines.add(key + " " + lock.getFencingToken() + " " + manager.getNodeId() + " "
                                     + Thread.currentThread().getName() + " " + enter + " " + exit + " "
-                                    + (permits > 0 ? "P" : reader ? "S" : "X"));
+                                    + (permits > 0 ? "P" : reader ? "S" : "X") + (fair ? " " + asked : ""));
                             sections.incrementAndGet();
                         } catch (AlreadyLockedException e) {
                             try {
