@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * wait took, whether the key moved to the other node, and how many later requests were served before it (inversions:
  * pairs asked in one order and granted in the other). Ours fair ({@code LockSpec.fair}) beside Redisson's
  * {@code RFairLock}, and ours fair beside ours unfair (the default); then the commands an uncontended fair cycle costs.
+ * The same on PostgreSQL, ours fair beside ours unfair.
  */
 final class FairnessBench {
     private static final String REDIS = "Redis";
@@ -67,6 +68,7 @@ final class FairnessBench {
             report.add(figure + "cross-node hand-off, fair vs unfair", REDIS, Report.millis(fair.crossNodeGap()),
                     Report.millis(unfair.crossNodeGap()), fair.crossNodeGap() / unfair.crossNodeGap(),
                     "median time from a release on one node to the grant on the other, among grants that moved");
+            postgres(client);
             try (RedisMonitor monitor = new RedisMonitor()) {
                 String fairCommands = monitor.perCycle(200, () -> {
                     fairA.tryLock("f-cost-" + run);
@@ -80,6 +82,54 @@ final class FairnessBench {
                         Double.NaN, "fair reads the key's line of requests first (the server's MONITOR, a script's "
                                 + "own calls apart)");
             }
+        }
+    }
+
+    /**
+     * The same load on PostgreSQL, ours fair beside ours unfair (the peers have no fair lock there): waits, the
+     * cross-node hand-off (LISTEN/NOTIFY), and the round trips of an uncontended fair lock+unlock.
+     */
+    private void postgres(String client) throws Exception {
+        Contenders.Database db = Contenders.Database.POSTGRESQL;
+        String store = "PostgreSQL";
+        try (Contenders.Ours fairA = (Contenders.Ours) new Contenders.Ours(db, "a", client).fair();
+             Contenders.Ours fairB = (Contenders.Ours) new Contenders.Ours(db, "b", client).fair();
+             Contenders.Ours unfairA = new Contenders.Ours(db, "a", client);
+             Contenders.Ours unfairB = new Contenders.Ours(db, "b", client)) {
+            Duration warmUp = settings.throughputTime().dividedBy(3);
+            contend(fairA, fairB, "pf-ours-" + run, warmUp);
+            contend(unfairA, unfairB, "pf-unfair-" + run, warmUp);
+            Turns fair = new Turns();
+            Turns unfair = new Turns();
+            for (int turn = 0; turn < 2; turn++) {
+                fair.add(contend(fairA, fairB, "pf-ours-" + run, settings.throughputTime().multipliedBy(2)));
+                unfair.add(contend(unfairA, unfairB, "pf-unfair-" + run, settings.throughputTime().multipliedBy(2)));
+            }
+            String figure = "16. fair turns across nodes: ";
+            report.add(figure + "wait p99, fair vs ours unfair", store, Report.millis(fair.p(0.99)),
+                    Report.millis(unfair.p(0.99)), fair.p(0.99) / unfair.p(0.99), "as on Redis; ours fair "
+                            + fair.summary() + "; unfair " + unfair.summary());
+            report.add(figure + "cross-node hand-off, fair vs unfair", store, Report.millis(fair.crossNodeGap()),
+                    Report.millis(unfair.crossNodeGap()), fair.crossNodeGap() / unfair.crossNodeGap(),
+                    "median time from a release on one node to the grant on the other (LISTEN/NOTIFY), among grants "
+                            + "that moved");
+            int cycles = 200;
+            long before = fairA.roundTrips();
+            for (int i = 0; i < cycles; i++) {
+                fairA.tryLock("pf-cost-" + run);
+                fairA.unlock("pf-cost-" + run);
+            }
+            double fairTrips = (double) (fairA.roundTrips() - before) / cycles;
+            before = unfairA.roundTrips();
+            for (int i = 0; i < cycles; i++) {
+                unfairA.tryLock("pu-cost-" + run);
+                unfairA.unlock("pu-cost-" + run);
+            }
+            double unfairTrips = (double) (unfairA.roundTrips() - before) / cycles;
+            report.add(figure + "round trips per uncontended lock+unlock", store,
+                    String.format(Locale.ROOT, "%.2f", fairTrips), String.format(Locale.ROOT, "%.2f", unfairTrips),
+                    fairTrips / unfairTrips, "statements and commits counted on the connection; fair reads the key's "
+                            + "line of requests first");
         }
     }
 

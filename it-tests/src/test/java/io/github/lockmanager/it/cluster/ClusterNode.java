@@ -64,6 +64,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       the hold whether it is lost and tries to guard work with it: {@code CHECK <key> lost=<bool>
  *       guard=admitted|refused|closed}; on {@code release <key>} it closes the hold from that thread: {@code RELEASED <key>}.
  *       Every loss the manager tells its listener is printed as {@code TOLD <key> <reason>}.</li>
+ *   <li>{@code cycle}: one owner of a deadlock across processes: holds {@code node.first}, then on {@code go} waits
+ *       fairly for {@code node.second}; prints {@code HELD}, then {@code GOT} or {@code FAILED <code> <message>},
+ *       then {@code DONE}.</li>
  * </ul>
  */
 public final class ClusterNode {
@@ -82,6 +85,11 @@ public final class ClusterNode {
                 .shutdownTimeout(Duration.ofSeconds(5)).build();
         if (System.getProperty("node.mode").equals("contend")) {
             contend(manager, out);
+            manager.close();
+            System.exit(0);
+        }
+        if (System.getProperty("node.mode").equals("cycle")) {
+            cycle(manager, out);
             manager.close();
             System.exit(0);
         }
@@ -177,6 +185,30 @@ public final class ClusterNode {
         }
         Files.write(Path.of(System.getProperty("node.out")), lines);
         out.println("DONE " + sections.get());
+    }
+
+    /**
+     * One owner of a cycle: takes {@code node.first}, prints {@code HELD}, waits for {@code go} on standard input, then
+     * waits fairly for {@code node.second}: prints {@code GOT <key>}, or {@code FAILED <error code> <message>} when the
+     * wait ends without it; then gives everything back and prints {@code DONE}.
+     */
+    private static void cycle(LockManager manager, PrintWriter out) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try (LockResource first = manager.lock(System.getProperty("node.first"))) {
+            out.println("HELD " + first.getLock().getKey());
+            for (String line; (line = in.readLine()) != null && !line.equals("go"); ) {
+                // nothing until every owner holds its first key
+            }
+            String second = System.getProperty("node.second");
+            try (LockResource other = manager.waitForLock(LockSpec.of(second).fair(true), Duration.ofMinutes(2))) {
+                out.println("GOT " + second);
+            } catch (LockManagerException e) {
+                out.println("FAILED " + e.getErrorCode() + " " + e.getMessage());
+            } catch (AlreadyLockedException e) {
+                out.println("FAILED TIMED_OUT " + e.getMessage());
+            }
+        }
+        out.println("DONE");
     }
 
     private static void hold(LockManager manager, PrintWriter out) throws Exception {
