@@ -19,7 +19,7 @@ import java.time.Instant;
  * @param ownerName      the waiting thread's name, or {@code task:<name>} for a task
  * @param since          when the request was registered (the store's notion of time)
  * @param expirationTime when the request ends unless its node renews it: a dead waiter's request goes with its lease
- * @param order          its place in the key's line: a later request of the key has a larger number
+ * @param order          the request's fencing token; a key's line is ordered by {@code since}, then by this number
  */
 public record LockWaiter(String key, LockLevel level, LockMode mode, int permits, String nodeId, String ownerName,
                          Instant since, Instant expirationTime, long order) {

@@ -116,8 +116,9 @@ public final class LockAdmin {
             }
         }
         records.sort(ORDER);
-        requests.sort(Comparator.comparing((LockRecord r) -> r.key().storageKey())
-                .thenComparingLong(LockRecord::fencingToken));
+        // each key's line as the managers order it: registered first, then by token
+        requests.sort(Comparator.comparing((LockRecord r) -> r.key().storageKey()).thenComparing(LockRecord::lockTime)
+                .thenComparingLong(LockRecord::fencingToken).thenComparing(LockRecord::ownerToken));
         return new LockSnapshot(records, requests.stream().map(LockWaiter::of).toList(), now);
     }
 

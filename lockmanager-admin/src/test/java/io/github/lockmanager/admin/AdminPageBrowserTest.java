@@ -103,6 +103,10 @@ class AdminPageBrowserTest extends AdminFixture {
         hold(b, "invoice-2026-0917");
         hold(b, XSS_KEY);
         hold(() -> a.lock(LockSpec.permits("partner-api", 3)));
+        // a fair wait of node-b's for a key node-a holds: shown under the locks, not as one
+        b.lockForTaskAsync(LockSpec.of("order-1043").fair(true), Duration.ofMinutes(5),
+                io.github.lockmanager.TaskOptions.named("reindex"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> b.getWaiters().size() == 1);
         LockAdmin admin = admin().heldTooLongThreshold(Duration.ofSeconds(2))
                 .timeSource(new ManualTimeSource(Instant.now())).build();
         server = LockAdminServer.builder(admin).port(0).actionsFor("operator", "correct horse").start();
@@ -117,6 +121,11 @@ class AdminPageBrowserTest extends AdminFixture {
         // the key is shown as the text it is: no element was made of it and its handler never ran
         assertThat(stable(() -> row(XSS_KEY).findElement(By.cssSelector("td.key")).getText())).isEqualTo(XSS_KEY);
         assertThat(browser.findElements(By.cssSelector("#locks img"))).isEmpty();
+        wait.until(d -> d.findElements(By.cssSelector("#waiters tbody tr")).size() == 1);
+        assertThat(browser.findElement(By.id("waiting")).isDisplayed()).isTrue();
+        assertThat(browser.findElement(By.cssSelector("#waiters tbody tr")).getText())
+                .contains("order-1043", "exclusive", "node-b", "task:reindex");
+        assertThat(browser.findElement(By.id("waiting-summary")).getText()).isEqualTo("1 waiter");
         assertThat(browser.getTitle()).isEqualTo("Locks · lockmanager");
         screenshot("admin-page");
 

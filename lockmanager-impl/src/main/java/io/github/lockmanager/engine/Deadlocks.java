@@ -236,7 +236,7 @@ final class Deadlocks {
                 }
             }
             for (Request earlier : lines.getOrDefault(key, List.of())) {
-                if (earlier.record.fencingToken() < request.record.fencingToken()
+                if (Requests.IN_LINE.compare(earlier.record, request.record) < 0
                         && earlier.note.mode() != LockMode.PERMIT && Requests.blocks(earlier.note.mode(), mode)) {
                     edges.add(new Edge(request, earlier, key.name(), earlier.record.ownerToken(),
                             "behind the earlier request of " + earlier.note.owner()));

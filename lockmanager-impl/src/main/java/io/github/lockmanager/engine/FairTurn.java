@@ -23,8 +23,7 @@ final class FairTurn {
     final String ownerName;
     /** The registered request, or {@code null} before one (or after it was withdrawn or lost). */
     volatile LockHandle request;
-    /** The request's place in its key's line and its registration time, once registered. */
-    volatile long order;
+    /** When the store registered its request, once registered: what a path's ancestors' requests are held against. */
     volatile Instant since;
     /** When it registered, by {@link System#nanoTime()}: deadlock detection looks only at requests that waited. */
     volatile long registeredAtNanos;

@@ -38,7 +38,14 @@ import java.util.concurrent.Executor;
  */
 final class Requests {
     private static final Logger log = LoggerFactory.getLogger(Requests.class);
-    private static final Comparator<LockRecord> IN_LINE = Comparator.comparingLong(LockRecord::fencingToken);
+    /**
+     * The order of a key's line, the same on every node: when the store registered each request (its notion of time:
+     * the database's or server's clock, on HBase the registering node's), then its fencing token, then its owner
+     * token. The time comes first because not every store shows each permit holder's own token at once (HBase shows
+     * its row's counter until the holder's first renewal); within one millisecond the token decides.
+     */
+    static final Comparator<LockRecord> IN_LINE = Comparator.comparing(LockRecord::lockTime)
+            .thenComparingLong(LockRecord::fencingToken).thenComparing(LockRecord::ownerToken);
 
     private final String nodeId;
     private final LockStore store;
@@ -94,12 +101,13 @@ final class Requests {
             // gets a later token and a later time): the line need not be read again
             return null;
         }
-        long mine = own && turn.isRegistered() ? turn.order : Long.MAX_VALUE;
+        LockHandle mine = own ? registeredAs : null;
         Instant since = turn.isRegistered() ? turn.since : null;
         for (LockRecord request : line(key)) {
             RequestNote note = RequestNote.read(request.threadName());
             if (own) {
-                if (request.fencingToken() >= mine) {
+                if (request.handle().equals(mine)) {
+                    // the rest of the line came after it
                     break;
                 }
                 if (blocks(note.mode(), mode)) {
@@ -155,7 +163,6 @@ final class Requests {
                     store, turn.ownerName, turn.key.name(), nodeId);
             return;
         }
-        turn.order = result.record().fencingToken();
         turn.since = result.record().lockTime();
         turn.registeredAtNanos = System.nanoTime();
         turn.request = handle;
