@@ -304,6 +304,14 @@ public final class Benchmarks {
                 + "(acquisitions per second, the most over the fewest acquisitions of one thread, and the round trips "
                 + "per acquisition, counted as above; lockmanager hands a key let go of while a thread of its node waits "
                 + "over in one store call, up to 4 times in a row by default).\n"
+                + "17. Fair turns across nodes: one key taken again and again by 2 threads on each of 2 nodes, each "
+                + "holding it 2 ms, after an uncounted turn per side, in two turns of twice the throughput time per "
+                + "side, alternated: on Redis lockmanager's fair waits (`LockSpec.fair`), Redisson's `RFairLock` and "
+                + "lockmanager's default (unfair) waits; on PostgreSQL lockmanager's fair and unfair waits. Each wait "
+                + "from the call to the grant (median, 99th percentile, worst), the share of grants that moved to the "
+                + "other node, order inversions (pairs asked in one order and granted in the other while both waited), "
+                + "the median time from a release on one node to the grant on the other, and the round trips (Redis: "
+                + "commands) of an uncontended fair lock+unlock.\n"
                 + COST_MODEL;
     }
 

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The full run of the {@code bench} profile: every figure of {@link Benchmarks}, then figure 9 ({@link PeerBench})
- * and figure 16 ({@link FairnessBench}), whose peer libraries are on the test class path only. Writes one table to {@code -Dbench.out}.
+ * and figure 17 ({@link FairnessBench}), whose peer libraries are on the test class path only. Writes one table to {@code -Dbench.out}.
  */
 public final class AllBenchmarks {
     private AllBenchmarks() {

@@ -7,6 +7,7 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import org.redisson.Redisson;
+import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 
 /** The contenders of {@link PeerBench}, each a node with a pool of its own on the same database (or Redis). */
 final class Contenders {
@@ -220,35 +222,46 @@ final class Contenders {
         }
     }
 
-    /** Redisson's {@code RLock} on Redis: another store, shown as the reference many users know. */
+    /**
+     * Redisson's {@code RLock} on Redis: another store, shown as the reference many users know; or another lock of
+     * Redisson's of that interface ({@code RFairLock}, figure 16).
+     */
     static final class RedissonLock implements Contender {
         private final RedissonClient client;
+        private final String name;
+        private final BiFunction<RedissonClient, String, RLock> lock;
 
         RedissonLock() {
+            this("Redisson RLock (Redis)", RedissonClient::getLock);
+        }
+
+        RedissonLock(String name, BiFunction<RedissonClient, String, RLock> lock) {
             Config config = new Config();
             config.useSingleServer().setAddress(REDIS_URL).setConnectionMinimumIdleSize(8).setConnectionPoolSize(16);
-            client = Redisson.create(config);
+            this.client = Redisson.create(config);
+            this.name = name;
+            this.lock = lock;
         }
 
         @Override
         public String name() {
-            return "Redisson RLock (Redis)";
+            return name;
         }
 
         @Override
         public boolean tryLock(String key) {
-            return client.getLock(key).tryLock();
+            return lock.apply(client, key).tryLock();
         }
 
         @Override
         public void unlock(String key) {
-            client.getLock(key).unlock();
+            lock.apply(client, key).unlock();
         }
 
         @Override
         public void lockWaiting(String key, Duration interval) {
             // Redisson wakes its waiters through pub/sub; the interval does not apply
-            client.getLock(key).lock();
+            lock.apply(client, key).lock();
         }
 
         @Override

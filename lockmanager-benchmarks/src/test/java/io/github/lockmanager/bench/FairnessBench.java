@@ -1,8 +1,6 @@
 package io.github.lockmanager.bench;
 
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +12,7 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Figure 16, on Redis: one key taken in turn by 2 threads on each of 2 nodes, each holding it 2 ms and asking again at
+ * Figure 17, on Redis: one key taken in turn by 2 threads on each of 2 nodes, each holding it 2 ms and asking again at
  * once, for {@code 2 x throughputTime} per turn, two turns per side alternated after an uncounted one. For each acquisition: how long its
  * wait took, whether the key moved to the other node, and how many later requests were served before it (inversions:
  * pairs asked in one order and granted in the other). Ours fair ({@code LockSpec.fair}) beside Redisson's
@@ -40,7 +38,7 @@ final class FairnessBench {
              RedisContenders.Ours fairB = (RedisContenders.Ours) new RedisContenders.Ours("b", client).fair();
              RedisContenders.Ours unfairA = new RedisContenders.Ours("a", client);
              RedisContenders.Ours unfairB = new RedisContenders.Ours("b", client);
-             RedissonFair redissonA = new RedissonFair(); RedissonFair redissonB = new RedissonFair()) {
+             Contenders.RedissonLock redissonA = redissonFair(); Contenders.RedissonLock redissonB = redissonFair()) {
             Turns fair = new Turns();
             Turns redisson = new Turns();
             Turns unfair = new Turns();
@@ -55,7 +53,7 @@ final class FairnessBench {
                 redisson.add(contend(redissonA, redissonB, "f-redisson-" + run, measured));
                 unfair.add(contend(unfairA, unfairB, "f-unfair-" + run, measured));
             }
-            String figure = "16. fair turns across nodes: ";
+            String figure = "17. fair turns across nodes: ";
             report.add(figure + "wait p99, fair vs Redisson RFairLock", REDIS, Report.millis(fair.p(0.99)),
                     Report.millis(redisson.p(0.99)), fair.p(0.99) / redisson.p(0.99),
                     "4 threads on 2 nodes, one key, each holding it " + HOLD_MILLIS + " ms and asking again at once; "
@@ -105,7 +103,7 @@ final class FairnessBench {
                 fair.add(contend(fairA, fairB, "pf-ours-" + run, settings.throughputTime().multipliedBy(2)));
                 unfair.add(contend(unfairA, unfairB, "pf-unfair-" + run, settings.throughputTime().multipliedBy(2)));
             }
-            String figure = "16. fair turns across nodes: ";
+            String figure = "17. fair turns across nodes: ";
             report.add(figure + "wait p99, fair vs ours unfair", store, Report.millis(fair.p(0.99)),
                     Report.millis(unfair.p(0.99)), fair.p(0.99) / unfair.p(0.99), "as on Redis; ours fair "
                             + fair.summary() + "; unfair " + unfair.summary());
@@ -131,6 +129,11 @@ final class FairnessBench {
                     fairTrips / unfairTrips, "statements and commits counted on the connection; fair reads the key's "
                             + "line of requests first");
         }
+    }
+
+    /** Redisson's fair lock ({@code RFairLock}): a queue of waiters in Redis, each woken by pub/sub. */
+    private static Contenders.RedissonLock redissonFair() {
+        return new Contenders.RedissonLock("Redisson RFairLock", RedissonClient::getFairLock);
     }
 
     /** One acquisition: who, asked when, granted when, released when (nanoTime). */
@@ -250,47 +253,5 @@ final class FairnessBench {
         List<Grant> ordered = new ArrayList<>(grants);
         ordered.sort(Comparator.comparingLong(Grant::granted));
         return ordered;
-    }
-
-    /** Redisson's fair lock ({@code RFairLock}): a queue of waiters in Redis, each woken by pub/sub. */
-    static final class RedissonFair implements Contender {
-        private final RedissonClient client;
-
-        RedissonFair() {
-            Config config = new Config();
-            config.useSingleServer().setAddress(Contenders.REDIS_URL).setConnectionMinimumIdleSize(8)
-                    .setConnectionPoolSize(16);
-            client = Redisson.create(config);
-        }
-
-        @Override
-        public String name() {
-            return "Redisson RFairLock";
-        }
-
-        @Override
-        public boolean tryLock(String key) {
-            return client.getFairLock(key).tryLock();
-        }
-
-        @Override
-        public void unlock(String key) {
-            client.getFairLock(key).unlock();
-        }
-
-        @Override
-        public void lockWaiting(String key, Duration interval) {
-            client.getFairLock(key).lock();
-        }
-
-        @Override
-        public long roundTrips() {
-            return -1;
-        }
-
-        @Override
-        public void close() {
-            client.shutdown();
-        }
     }
 }
