@@ -258,7 +258,7 @@ public abstract class RequestContract extends ContractNodes {
         AtomicInteger done = new AtomicInteger();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         int owners = 4;
-        int rounds = 3;
+        int rounds = 2;
         for (int t = 0; t < owners; t++) {
             LockManager node = nodes.get(t % 2);
             spawn("owner-" + t, () -> {

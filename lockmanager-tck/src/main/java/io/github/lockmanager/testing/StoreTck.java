@@ -67,6 +67,21 @@ public abstract class StoreTck {
         protected LockStore store() {
             return StoreTck.this.store();
         }
+
+        @org.junit.jupiter.api.BeforeEach
+        void whereAsked() {
+            org.junit.jupiter.api.Assumptions.assumeTrue(StoreTck.this.testsRequests(),
+                    "this variant of the store runs the requests contract's store calls no differently than its main "
+                            + "TCK, which runs it");
+        }
+    }
+
+    /**
+     * Whether this subclass runs {@link RequestContract}: {@code true}; a second TCK subclass of a store that differs
+     * only where requests do not reach (a pool's auto-commit setting) may leave it to the store's main one.
+     */
+    protected boolean testsRequests() {
+        return true;
     }
 
     @Nested
