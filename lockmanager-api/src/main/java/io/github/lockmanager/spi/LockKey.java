@@ -36,9 +36,9 @@ public final class LockKey {
         }
 
         static Scope of(LockLevel level, String farmId, String clientId, boolean requests) {
-            return new Scope(level, farmId, clientId, requests,
-                    ((level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode()) * 31
-                            + (requests ? 1 : 0));
+            int lockScope = (level.ordinal() * 31 + Objects.hashCode(farmId)) * 31 + clientId.hashCode();
+            // a lock key hashes as it always did; a requests key differs
+            return new Scope(level, farmId, clientId, requests, requests ? lockScope * 31 + 1 : lockScope);
         }
 
         @Override

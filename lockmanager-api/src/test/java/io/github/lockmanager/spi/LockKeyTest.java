@@ -84,4 +84,21 @@ class LockKeyTest {
         assertThatThrownBy(() -> LockKey.requireIdText("node id", "a\uD800")).hasMessageContaining("unpaired surrogate");
         assertThatThrownBy(() -> LockKey.requireId("clientId", "a#b")).hasMessageContaining("must not contain '#'");
     }
+
+    /** A key's requests live apart from every lock key, round-trip through the storage key, and lead back to it. */
+    @Test
+    void aRequestsKeyIsNoLockKeyAndParsesBack() {
+        LockKey lock = LockKey.dc("farm", "client", "QDC#x");
+        LockKey requests = lock.requests();
+        assertThat(requests.storageKey()).isEqualTo("QDC#farm#client#QDC#x");
+        assertThat(requests).isNotEqualTo(lock).isEqualTo(LockKey.parse(requests.storageKey()));
+        assertThat(requests.hashCode()).isNotEqualTo(lock.hashCode());
+        assertThat(requests.isRequests()).isTrue();
+        assertThat(requests.lockKey()).isEqualTo(lock);
+        assertThat(LockKey.parse(lock.storageKey())).isEqualTo(lock).matches(k -> !k.isRequests());
+        assertThat(LockKey.parse(LockKey.xdc("client", "k").requests().storageKey()).lockKey())
+                .isEqualTo(LockKey.xdc("client", "k"));
+        assertThatThrownBy(requests::requests).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> LockKey.parse("QQDC#farm#client#k")).isInstanceOf(IllegalArgumentException.class);
+    }
 }
