@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the holder's owner token is one of that node's serials). Permit waits are left out: a permit waiter waits for any one
  * of the holders, not for all, so a cycle through one of them is no deadlock.
  *
- * <p>No false report: a cycle is acted on only when two looks {@link #INTERVAL} apart find it with the same requests
+ * <p>No false report: a cycle is acted on only when two looks an interval apart find it with the same requests
  * and the same holders, and then only by the node of its youngest request (the latest registered), which fails that
  * wait with {@link LockManagerException.ErrorCode#DEADLOCK}. A node looks only while one of its own requests has
  * waited an interval, every second at first and less often while it finds nothing (up to every 8 s); each look is one
@@ -41,14 +41,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Deadlocks {
     private static final Logger log = LoggerFactory.getLogger(Deadlocks.class);
-    /** How often the keeper asks for a look; the shortest time between two looks. */
-    static final Duration INTERVAL = Duration.ofSeconds(1);
     /**
-     * The longest time between two looks: each look that finds no cycle doubles the time to the next, up to this, so
-     * that a node whose fair waiters wait long lists the store every 8 s rather than every second; one that finds a
-     * cycle looks again after {@link #INTERVAL} to confirm it.
+     * How often the keeper asks for a look, the shortest time between two looks, and how long a request waits before
+     * its node looks: ten of the manager's wait poll intervals, from 100 ms to 1 s (1 s at the default 100 ms).
      */
-    static final Duration LONGEST_INTERVAL = Duration.ofSeconds(8);
+    private final Duration interval;
+    /**
+     * The longest time between two looks, 8 intervals: each look that finds no cycle doubles the time to the next, up
+     * to this, so that a node whose fair waiters wait long lists the store every 8 s (at the default) rather than every
+     * second; one that finds a cycle looks again after an interval to confirm it.
+     */
+    private final long longestIntervalNanos;
 
     private final String nodeId;
     private final LockStore store;
@@ -61,7 +64,7 @@ final class Deadlocks {
     private Set<String> lastSeen = Set.of();
     /** When the next look is due, and the time to it after a look that finds nothing; keeper thread only. */
     private long nextLookNanos = System.nanoTime();
-    private long intervalNanos = INTERVAL.toNanos();
+    private long intervalNanos;
 
     Deadlocks(EngineSettings settings, StoreCalls calls, KeyScope keys, Requests requests) {
         this.nodeId = settings.nodeId();
@@ -70,6 +73,17 @@ final class Deadlocks {
         this.keys = keys;
         this.time = settings.timeSource();
         this.requests = requests;
+        Duration tenPolls = settings.waitPollInterval().multipliedBy(10);
+        Duration shortest = Duration.ofMillis(100);
+        Duration longest = Duration.ofSeconds(1);
+        this.interval = tenPolls.compareTo(shortest) < 0 ? shortest : tenPolls.compareTo(longest) > 0 ? longest : tenPolls;
+        this.intervalNanos = interval.toNanos();
+        this.longestIntervalNanos = interval.toNanos() * 8;
+    }
+
+    /** How often the keeper asks for a look. */
+    Duration interval() {
+        return interval;
     }
 
     /** How many waits of this node were ended as part of a cycle. */
@@ -80,10 +94,10 @@ final class Deadlocks {
     /** One look, if a request of this node has waited an interval and the next look is due. */
     void look() {
         long now = System.nanoTime();
-        List<FairTurn> mine = requests.waitingSince(now - INTERVAL.toNanos());
+        List<FairTurn> mine = requests.waitingSince(now - interval.toNanos());
         if (mine.isEmpty()) {
             lastSeen = Set.of();
-            intervalNanos = INTERVAL.toNanos();
+            intervalNanos = interval.toNanos();
             nextLookNanos = now;
             return;
         }
@@ -115,8 +129,8 @@ final class Deadlocks {
             }
         }
         lastSeen = seen;
-        intervalNanos = seen.isEmpty() ? Math.min(LONGEST_INTERVAL.toNanos(), intervalNanos * 2) : INTERVAL.toNanos();
-        nextLookNanos = now + intervalNanos - INTERVAL.toNanos() / 10;
+        intervalNanos = seen.isEmpty() ? Math.min(longestIntervalNanos, intervalNanos * 2) : interval.toNanos();
+        nextLookNanos = now + intervalNanos - interval.toNanos() / 10;
     }
 
     /** Fails the youngest request's wait of {@code cycle}, if it is this node's. */

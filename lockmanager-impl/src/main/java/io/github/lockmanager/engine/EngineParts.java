@@ -68,7 +68,7 @@ final class EngineParts {
     void start(AdminBean adminBean) {
         keeper.start();
         keeper.every(requests.renewalPeriod(), "Renewal of lock requests", requests::keep);
-        keeper.every(Deadlocks.INTERVAL, "Deadlock detection", deadlocks::look);
+        keeper.every(deadlocks.interval(), "Deadlock detection", deadlocks::look);
         if (settings.registerMBean()) {
             adminBean.register();
         }

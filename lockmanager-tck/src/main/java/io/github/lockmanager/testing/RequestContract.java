@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,6 +34,12 @@ import static org.awaitility.Awaitility.await;
  */
 public abstract class RequestContract extends ContractNodes {
     private static final Duration LONG = Duration.ofSeconds(60);
+
+    /** A node that polls every 20 ms, so that it looks for deadlocks every 200 ms (ten poll intervals). */
+    private LockManager quickNode(String nodeId) throws LockManagerException {
+        return start(nodeBuilder(nodeId, new io.github.lockmanager.testing.support.InstrumentedStore(store()))
+                .waitPollInterval(Duration.ofMillis(20)));
+    }
 
     private static LockSpec fair(String key) {
         return LockSpec.of(key).fair(true);
@@ -166,8 +171,8 @@ public abstract class RequestContract extends ContractNodes {
 
     @Test
     void aDeadlockOfTwoOwnersOnTwoNodesEndsOneWaitNamingTheCycle() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
+        LockManager a = quickNode("a");
+        LockManager b = quickNode("b");
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         List<String> served = new CopyOnWriteArrayList<>();
         CountDownLatch bothHold = new CountDownLatch(2);
@@ -185,9 +190,9 @@ public abstract class RequestContract extends ContractNodes {
 
     @Test
     void aDeadlockOfThreeOwnersEndsOneWait() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
-        LockManager c = node("c");
+        LockManager a = quickNode("a");
+        LockManager b = quickNode("b");
+        LockManager c = quickNode("c");
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         List<String> served = new CopyOnWriteArrayList<>();
         CountDownLatch allHold = new CountDownLatch(3);
@@ -207,8 +212,8 @@ public abstract class RequestContract extends ContractNodes {
      */
     @Test
     void aDeadlockThroughATaskAndAPathsAncestorEndsOneWait() throws Exception {
-        LockManager a = node("a");
-        LockManager b = node("b");
+        LockManager a = quickNode("a");
+        LockManager b = quickNode("b");
         TaskLock held = a.lockForTask(LockSpec.of("ledger"), TaskOptions.named("mover"));
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         List<String> served = new CopyOnWriteArrayList<>();
@@ -251,36 +256,60 @@ public abstract class RequestContract extends ContractNodes {
         }
     }
 
+    /**
+     * A chain of waits that is no cycle, looked at for many intervals: A holds k1; B holds k2 and waits for k1; C holds
+     * k3 and waits for k2; D waits for k3 behind an earlier request of E's, a reader. Nothing is ended; when A lets go
+     * every wait gets its lock in turn.
+     */
     @Test
     void waitsThatFormNoCycleAreNeverEndedAsADeadlock() throws Exception {
-        List<LockManager> nodes = List.of(node("a"), node("b"));
-        String[] keys = {"r1", "r2", "r3", "r4"};
-        AtomicInteger done = new AtomicInteger();
+        LockManager a = quickNode("a");
+        LockManager b = quickNode("b");
+        HeldElsewhere first = holdInThread(a, "k1");
         List<Throwable> failures = new CopyOnWriteArrayList<>();
-        int owners = 4;
-        int rounds = 2;
-        for (int t = 0; t < owners; t++) {
-            LockManager node = nodes.get(t % 2);
-            spawn("owner-" + t, () -> {
-                try {
-                    for (int round = 0; round < rounds; round++) {
-                        // two keys in one global order: chains of waits, never a cycle
-                        int first = ThreadLocalRandom.current().nextInt(keys.length - 1);
-                        int second = first + 1 + ThreadLocalRandom.current().nextInt(keys.length - 1 - first);
-                        try (LockResource one = node.waitForLock(fair(keys[first]), LONG)) {
-                            try (LockResource two = node.waitForLock(fair(keys[second]), LONG)) {
-                                Thread.sleep(ThreadLocalRandom.current().nextInt(100, 1200));
-                            }
-                        }
-                    }
-                    done.incrementAndGet();
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            });
+        List<String> served = new CopyOnWriteArrayList<>();
+        CountDownLatch holding = new CountDownLatch(2);
+        spawn("owner-b", () -> chained(b, "k2", "k1", holding, served, failures));
+        spawn("owner-c", () -> chained(a, "k3", "k2", holding, served, failures));
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        spawn("owner-e", () -> {
+            try (LockResource read = b.waitForLock(LockSpec.shared("k3").fair(true), LONG)) {
+                served.add("owner-e");
+            } catch (Throwable e) {
+                failures.add(e);
+            }
+        });
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "k3").size() == 1);
+        spawn("owner-d", () -> {
+            try (LockResource write = a.waitForLock(fair("k3"), LONG)) {
+                served.add("owner-d");
+            } catch (Throwable e) {
+                failures.add(e);
+            }
+        });
+        await().atMost(30, TimeUnit.SECONDS).until(() -> a.getWaiters().size() == 4);
+        // about ten looks. worth of time with the chain in place: a false cycle would have ended a wait by now
+        await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(30)).until(() -> true);
+        assertThat(failures).as("no wait ended").isEmpty();
+        assertThat(io.github.lockmanager.engine.LockManagerBuilder.admin(a).getDeadlocksEnded()
+                + io.github.lockmanager.engine.LockManagerBuilder.admin(b).getDeadlocksEnded()).isZero();
+        first.letGo.countDown();
+        await().atMost(60, TimeUnit.SECONDS).until(() -> served.size() == 4 || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+        assertThat(served).containsExactlyInAnyOrder("owner-b", "owner-c", "owner-d", "owner-e");
+    }
+
+    /** Holds {@code held}, then waits fairly for {@code wanted}, notes its name when served, and lets go of both. */
+    private static void chained(LockManager node, String held, String wanted, CountDownLatch holding,
+                                List<String> served, List<Throwable> failures) {
+        try (LockResource mine = node.lock(held)) {
+            holding.countDown();
+            try (LockResource other = node.waitForLock(fair(wanted), LONG)) {
+                served.add(Thread.currentThread().getName());
+            }
+        } catch (Throwable e) {
+            failures.add(e);
         }
-        await().atMost(5, TimeUnit.MINUTES).until(() -> done.get() + failures.size() == owners);
-        assertThat(failures).as("no wait ended as a deadlock, none failed").isEmpty();
     }
 
     @Test

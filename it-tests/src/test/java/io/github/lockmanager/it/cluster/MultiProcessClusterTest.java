@@ -243,7 +243,7 @@ class MultiProcessClusterTest {
                     settings.put("node.fair", "true");
                     settings.put("node.keys", "1");
                 }
-                settings.put("node.seconds", Integer.toString(SECONDS));
+                settings.put("node.seconds", Integer.toString(fair ? Math.min(SECONDS, 4) : SECONDS));
                 settings.put("node.counter", counter.toString());
                 settings.put("node.out", out.toString());
                 settings.put("node.readers", Integer.toString(readersPercent));

@@ -42,4 +42,10 @@ class RedisClusterTckTest extends StoreTck {
             cluster.close();
         }
     }
+
+    /** A request is one key's record like any lock's; {@code RedisTckTest} runs the requests contract. */
+    @Override
+    protected boolean testsRequests() {
+        return false;
+    }
 }
