@@ -46,6 +46,11 @@ final class AdminBean implements LockManagerMXBean {
         return deadlocks.ended();
     }
 
+    @Override
+    public long getDeadlockLooks() {
+        return deadlocks.looks();
+    }
+
     static ObjectName name(String clientId, String nodeId) throws JMException {
         return new ObjectName("io.github.lockmanager:type=LockManager,client=" + ObjectName.quote(clientId)
                 + ",node=" + ObjectName.quote(nodeId));

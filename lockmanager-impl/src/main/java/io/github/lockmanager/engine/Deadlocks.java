@@ -60,6 +60,7 @@ final class Deadlocks {
     private final TimeSource time;
     private final Requests requests;
     private final AtomicLong ended = new AtomicLong();
+    private final AtomicLong looks = new AtomicLong();
     /** The cycles the last look found, by their {@link #identity}; keeper thread only. */
     private Set<String> lastSeen = Set.of();
     /** When the next look is due, and the time to it after a look that finds nothing; keeper thread only. */
@@ -91,6 +92,11 @@ final class Deadlocks {
         return ended.get();
     }
 
+    /** How many times this node listed the store to look for cycles. */
+    long looks() {
+        return looks.get();
+    }
+
     /** One look, if a request of this node has waited an interval and the next look is due. */
     void look() {
         long now = System.nanoTime();
@@ -105,6 +111,7 @@ final class Deadlocks {
             return;
         }
         List<LockRecord> records;
+        looks.incrementAndGet();
         try {
             records = calls.run(store::list);
         } catch (LockManagerException | RuntimeException e) {

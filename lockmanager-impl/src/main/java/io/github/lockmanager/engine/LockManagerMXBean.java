@@ -25,6 +25,12 @@ public interface LockManagerMXBean {
      */
     long getDeadlocksEnded();
 
+    /**
+     * How many times this node listed the store to look for deadlocks: once an interval at most, and only while one of
+     * its fair waits has waited an interval (see {@link io.github.lockmanager.LockSpec#fair(boolean)}).
+     */
+    long getDeadlockLooks();
+
     /** One row per lock this node holds (over JMX a {@code CompositeData[]}). */
     List<HeldLockInfo> getHeldLocks();
 

@@ -164,18 +164,13 @@ final class Parking {
         Thread parking = Thread.currentThread();
         boolean[] freeNow = {false};
         boolean[] parked = {false};
-        try {
-            waiter.unwatch = store.watchRelease(waiter.refusedKey(), () -> {
-                if (!parked[0] && Thread.currentThread() == parking) {
-                    freeNow[0] = true;
-                } else {
-                    waiter.wake();
-                }
-            });
-        } catch (LockManagerException | RuntimeException e) {
-            log.debug("Node '{}' could not watch for a release of lock '{}' in store {}, so its waiter polls: {}",
-                    nodeId, waiter.refusedKey().name(), store, e.toString());
-        }
+        watch(waiter, () -> {
+            if (!parked[0] && Thread.currentThread() == parking) {
+                freeNow[0] = true;
+            } else {
+                waiter.wake();
+            }
+        });
         parked[0] = true;
         long pause;
         if (waiter.unwatch != null && !freeNow[0]) {
@@ -195,8 +190,13 @@ final class Parking {
 
     /** Asks the store to announce the release of the key that refused {@code waiter}, where it can. */
     private void watch(Waiter waiter) {
+        watch(waiter, waiter::wake);
+    }
+
+    /** As {@link #watch(Waiter)}, with {@code wake} run at the announcement. */
+    private void watch(Waiter waiter, Runnable wake) {
         try {
-            waiter.unwatch = store.watchRelease(waiter.refusedKey(), waiter::wake);
+            waiter.unwatch = store.watchRelease(waiter.refusedKey(), wake);
         } catch (LockManagerException | RuntimeException e) {
             log.debug("Node '{}' could not watch for a release of lock '{}' in store {}, so its waiter polls: {}",
                     nodeId, waiter.refusedKey().name(), store, e.toString());
@@ -220,7 +220,7 @@ final class Parking {
     void leave(Waiter waiter, boolean acquired) {
         unpark(waiter);
         if (waiter.turn != null) {
-            requests.withdraw(waiter.turn, acquired);
+            requests.withdraw(waiter.turn);
         }
         if (waiter.wokenByRelease || acquired) {
             queue.keyGone(waiter.refusedKey());

@@ -50,7 +50,6 @@ final class Requests {
     private final String nodeId;
     private final LockStore store;
     private final StoreCalls calls;
-    private final LeasePolicy leases;
     private final int batchSize;
     private final TimeSource time;
     private final AcquisitionTable table;
@@ -64,7 +63,10 @@ final class Requests {
     static final Duration LONGEST_REQUEST_LEASE = Duration.ofSeconds(5);
     static final Duration RENEWAL = Duration.ofSeconds(1);
     private final ConcurrentHashMap<LockHandle, FairTurn> registered = new ConcurrentHashMap<>();
-    /** Where a wait that got its lock withdraws its request, so that its caller does not wait for that. */
+    /**
+     * Where a wait withdraws its request, so that neither a new holder nor a thread that cancels a task's wait waits
+     * for the store call.
+     */
     private final Executor background;
     /** Requests whose withdrawal runs in the background and has not ended: what closing the manager withdraws. */
     private final Set<LockHandle> withdrawing = ConcurrentHashMap.newKeySet();
@@ -75,8 +77,8 @@ final class Requests {
         this.nodeId = settings.nodeId();
         this.store = settings.store();
         this.calls = calls;
-        this.leases = settings.leases();
-        this.requestLease = leases.lease().compareTo(LONGEST_REQUEST_LEASE) < 0 ? leases.lease() : LONGEST_REQUEST_LEASE;
+        Duration lease = settings.leases().lease();
+        this.requestLease = lease.compareTo(LONGEST_REQUEST_LEASE) < 0 ? lease : LONGEST_REQUEST_LEASE;
         this.batchSize = settings.renewalBatchSize();
         this.time = settings.timeSource();
         this.table = table;
@@ -186,33 +188,30 @@ final class Requests {
     }
 
     /**
-     * Withdraws {@code turn}'s request, if it has one: the wait ended. After a grant ({@code acquired}) the store call
-     * runs in the background, so that the new holder does not wait for it; a request left a moment longer only keeps
-     * later ones waiting for a key that is held anyway. A failed call leaves the record to its lease, which this node
-     * no longer renews.
+     * Withdraws {@code turn}'s request, if it has one: the wait ended. The store call runs in the background, so that
+     * no caller waits for it (a new holder, a thread cancelling a task's wait); a request left a moment longer only
+     * keeps later ones waiting as long. When the manager closes it runs here. A failed call leaves the record to its
+     * lease, which this node no longer renews.
      */
-    void withdraw(FairTurn turn, boolean acquired) {
+    void withdraw(FairTurn turn) {
         LockHandle handle = turn.request;
         if (handle == null) {
             return;
         }
         turn.request = null;
         registered.remove(handle);
-        if (acquired) {
-            withdrawing.add(handle);
-            try {
-                background.execute(() -> {
-                    if (withdrawing.remove(handle)) {
-                        withdraw(turn, handle);
-                    }
-                });
-                return;
-            } catch (RuntimeException closing) {
-                // the manager closes: withdraw it here
-                withdrawing.remove(handle);
+        withdrawing.add(handle);
+        try {
+            background.execute(() -> {
+                if (withdrawing.remove(handle)) {
+                    withdraw(turn, handle);
+                }
+            });
+        } catch (RuntimeException closing) {
+            if (withdrawing.remove(handle)) {
+                withdraw(turn, handle);
             }
         }
-        withdraw(turn, handle);
     }
 
     private void withdraw(FairTurn turn, LockHandle handle) {
@@ -300,7 +299,7 @@ final class Requests {
     /** Withdraws every request left; the manager closes (its waits have ended already). */
     void stop() {
         for (FairTurn turn : List.copyOf(registered.values())) {
-            withdraw(turn, false);
+            withdraw(turn);
         }
         for (LockHandle handle : List.copyOf(withdrawing)) {
             if (withdrawing.remove(handle)) {

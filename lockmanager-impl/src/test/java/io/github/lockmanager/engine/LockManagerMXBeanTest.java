@@ -115,6 +115,7 @@ class LockManagerMXBeanTest {
                         .until(() -> admin.getWaiterCount() == 0);
             }
             assertThat(admin.getDeadlocksEnded()).isZero();
+            assertThat(admin.getDeadlockLooks()).as("no fair wait waited an interval").isZero();
         }
         assertThatThrownBy(() -> LockManagerBuilder.admin(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("LockManagerBuilder");

@@ -86,7 +86,8 @@ public abstract class RequestContract extends ContractNodes {
         try (LockResource held = a.lock("job")) {
             assertThatThrownBy(() -> b.waitForLock(fair("job"), Duration.ofMillis(300)))
                     .isInstanceOf(AlreadyLockedException.class);
-            assertThat(a.getWaiters()).as("a wait that timed out withdrew its request").isEmpty();
+            await("a wait that timed out withdraws its request").atMost(30, TimeUnit.SECONDS)
+                    .until(() -> a.getWaiters().isEmpty());
         }
     }
 
@@ -288,8 +289,12 @@ public abstract class RequestContract extends ContractNodes {
             }
         });
         await().atMost(30, TimeUnit.SECONDS).until(() -> a.getWaiters().size() == 4);
-        // about ten looks. worth of time with the chain in place: a false cycle would have ended a wait by now
-        await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(30)).until(() -> true);
+        // three more looks of each node with the chain in place: a false cycle would be seen twice in a row among them
+        long looksA = io.github.lockmanager.engine.LockManagerBuilder.admin(a).getDeadlockLooks();
+        long looksB = io.github.lockmanager.engine.LockManagerBuilder.admin(b).getDeadlockLooks();
+        await().atMost(60, TimeUnit.SECONDS).until(() ->
+                io.github.lockmanager.engine.LockManagerBuilder.admin(a).getDeadlockLooks() >= looksA + 3
+                        && io.github.lockmanager.engine.LockManagerBuilder.admin(b).getDeadlockLooks() >= looksB + 3);
         assertThat(failures).as("no wait ended").isEmpty();
         assertThat(io.github.lockmanager.engine.LockManagerBuilder.admin(a).getDeadlocksEnded()
                 + io.github.lockmanager.engine.LockManagerBuilder.admin(b).getDeadlocksEnded()).isZero();
