@@ -185,12 +185,15 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
-     * Watches for a release of {@code key}, held exclusively now, where the store can be told of releases (PostgreSQL's
+     * Watches for a release of {@code key}, held now, where the store can be told of releases (PostgreSQL's
      * {@code LISTEN/NOTIFY}, Redis' pub/sub); a waiter, a thread's or a task's, uses it instead of polling between
      * tries. {@code wake} runs once, on a thread of the store, when a release of {@code key} is announced, when the
-     * store stops hearing announcements, or at once (on the calling thread) if the key is not held exclusively now. It
+     * store stops hearing announcements, or at once (on the calling thread) if the key is not held now. It
      * must be quick: the manager only wakes the waiter there. A lock whose lease runs out is not announced: the waiter
-     * tries again after a while anyway. The default cannot be told and returns {@code null}: the caller polls.
+     * tries again after a while anyway. The default cannot be told and returns {@code null}: the caller polls. A fair
+     * waiter also watches its key's line of requests ({@link LockKey#requests()}, permits), to hear of a withdrawal
+     * before the key's release: a store that can announce the release of one of several permit holders does so (any
+     * of them), one that cannot returns {@code null} for such a key.
      *
      * @return what cancels the watch (after which {@code wake} may still run once), or {@code null} if the store
      *         cannot announce releases

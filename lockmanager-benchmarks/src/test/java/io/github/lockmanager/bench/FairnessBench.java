@@ -9,7 +9,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Figure 17, on Redis: one key taken in turn by 2 threads on each of 2 nodes, each holding it 2 ms and asking again at
@@ -218,41 +217,14 @@ final class FairnessBench {
         }
     }
 
-    /** One turn: 2 threads of node a and 2 of node b take the key in a loop; the grants in the order given. */
+    /** One turn ({@link HotKey}): each holds the key {@link #HOLD_MILLIS}; the grants in the order given. */
     private List<Grant> contend(Contender a, Contender b, String key, Duration time) throws Exception {
-        Contender[] nodes = {a, a, b, b};
         List<Grant> grants = Collections.synchronizedList(new ArrayList<>());
-        AtomicBoolean stop = new AtomicBoolean();
-        List<Exception> failure = Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < nodes.length; t++) {
-            int me = t;
-            Thread thread = new Thread(() -> {
-                try {
-                    while (!stop.get()) {
-                        long asked = System.nanoTime();
-                        nodes[me].lockWaiting(key, Contender.POLL);
-                        long granted = System.nanoTime();
-                        Thread.sleep(HOLD_MILLIS);
-                        long released = System.nanoTime();
-                        nodes[me].unlock(key);
-                        grants.add(new Grant(me, me / 2, asked, granted, released));
-                    }
-                } catch (Exception e) {
-                    failure.add(e);
-                }
-            }, "fairness-bench-" + t);
-            threads.add(thread);
-        }
-        threads.forEach(Thread::start);
-        Thread.sleep(time.toMillis());
-        stop.set(true);
-        for (Thread thread : threads) {
-            thread.join(120_000);
-        }
-        if (!failure.isEmpty()) {
-            throw failure.get(0);
-        }
+        HotKey.run(a, b, key, time, "fairness-bench", (thread, asked) -> {
+            long granted = System.nanoTime();
+            Thread.sleep(HOLD_MILLIS);
+            grants.add(new Grant(thread, thread / 2, asked, granted, System.nanoTime()));
+        });
         List<Grant> ordered = new ArrayList<>(grants);
         ordered.sort(Comparator.comparingLong(Grant::granted));
         return ordered;

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -181,40 +180,10 @@ final class PeerBench {
 
     /** One hot key taken and given back in a loop by 2 threads on node a and 2 on node b, for the throughput time: one turn. */
     private Contended contended(Contender a, Contender b, String key) throws Exception {
-        Contender[] nodes = {a, a, b, b};
-        long[] counts = new long[nodes.length];
-        AtomicBoolean stop = new AtomicBoolean();
-        List<Exception> failure = Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < nodes.length; t++) {
-            int me = t;
-            Thread thread = new Thread(() -> {
-                try {
-                    while (!stop.get()) {
-                        nodes[me].lockWaiting(key, POLL);
-                        if (!stop.get()) {
-                            counts[me]++;
-                        }
-                        nodes[me].unlock(key);
-                    }
-                } catch (Exception e) {
-                    failure.add(e);
-                }
-            }, "peer-bench-contender-" + t);
-            threads.add(thread);
-        }
+        long[] counts = new long[4];
         long tripsBefore = a.roundTrips() + b.roundTrips();
-        long start = System.nanoTime();
-        threads.forEach(Thread::start);
-        Thread.sleep(settings.throughputTime().toMillis());
-        stop.set(true);
-        long took = System.nanoTime() - start;
-        for (Thread thread : threads) {
-            thread.join(60_000);
-        }
-        if (!failure.isEmpty()) {
-            throw failure.get(0);
-        }
+        long took = HotKey.run(a, b, key, settings.throughputTime(), "peer-bench-contender",
+                (thread, asked) -> counts[thread]++);
         return new Contended(took, counts, a.roundTrips() + b.roundTrips() - tripsBefore);
     }
 

@@ -88,6 +88,17 @@ final class Parking {
         }
     }
 
+    /**
+     * How long {@code waiter}, an unfair wait about to try for the first time, holds back first: while this node's
+     * waiters of the key hold back after a run of hand-offs ({@link WaitQueue#holdBack}), a new wait of this node
+     * (the thread that just let go of the key, asking again) must not take the key from a waiter of another node in
+     * that moment either. A wait of one try does not hold back.
+     */
+    long holdsBackNanos(Waiter waiter) {
+        return waiter.turn != null || waiter.triedBefore || waiter.budgetNanos == 0 ? 0
+                : Math.min(waiter.budgetNanos, queue.heldBackNanos(waiter.refusedKey()));
+    }
+
     /** The try itself; a fair waiter refused registers its request, if it has none yet. */
     private <T> T take(Waiter waiter, Attempt<T> attempt) throws LockException {
         FairTurn turn = waiter.turn;
@@ -101,7 +112,13 @@ final class Parking {
         try {
             return attempt.take();
         } catch (AlreadyLockedException refused) {
-            requests.register(turn);
+            if (!turn.isRegistered()) {
+                requests.register(turn);
+                if (!turn.behind && waiter.budgetNanos > 0) {
+                    // refused by a holder: it finds its place now, while the key is held, not after the release
+                    requests.findPlace(turn);
+                }
+            }
             throw refused;
         }
     }
@@ -126,6 +143,7 @@ final class Parking {
                 return 0;
             }
             pause = pollNanos * (waiter.mode == LockMode.PERMIT ? 1 : LOCAL_SAFETY_INTERVALS);
+            watchLineIfNotFirst(waiter);
         } else {
             if (waiter.backoff == null) {
                 waiter.backoff = new PollBackoff(pollNanos, ThreadLocalRandom.current());
@@ -135,6 +153,7 @@ final class Parking {
             if (waiter.unwatch != null) {
                 // the store announces the release: a try now and then only makes up for an announcement missed
                 pause = Math.max(pause, pollNanos * ANNOUNCED_SAFETY_INTERVALS);
+                watchLineIfNotFirst(waiter);
             }
         }
         return Math.min(pause, remainingNanos);
@@ -171,6 +190,9 @@ final class Parking {
                 waiter.wake();
             }
         });
+        if (waiter.unwatch != null && !freeNow[0] && watchesLine(waiter)) {
+            watchLine(waiter, turn);
+        }
         parked[0] = true;
         long pause;
         if (waiter.unwatch != null && !freeNow[0]) {
@@ -186,6 +208,56 @@ final class Parking {
             pause = waiter.backoff.nextNanos();
         }
         return Math.min(pause, remainingNanos);
+    }
+
+    /**
+     * A fair waiter refused by a holder that has not yet found itself first in its key's line watches the line too
+     * ({@link #watchLine}).
+     */
+    private void watchLineIfNotFirst(Waiter waiter) {
+        if (watchesLine(waiter) && waiter.turn.clearOf != waiter.turn.request) {
+            watchLine(waiter, waiter.turn);
+        }
+    }
+
+    /** Whether {@code waiter} is a registered fair wait for a plain key, refused for that key. */
+    private static boolean watchesLine(Waiter waiter) {
+        FairTurn turn = waiter.turn;
+        return turn != null && turn.separator == 0 && turn.isRegistered() && waiter.refusedKey().equals(turn.key);
+    }
+
+    /**
+     * Also wakes {@code waiter} when a request of its key's line is withdrawn, where the store announces that: the
+     * request before it has just taken the key (a request is withdrawn when its wait ends), so this one reads the line
+     * while that one holds the key, finds itself first, and at the release takes the key with one store call, the
+     * line's read off that path. It keeps watching the key's release as well: a withdrawal announced before its watch
+     * began is not missed for longer than the key is held.
+     */
+    private void watchLine(Waiter waiter, FairTurn turn) {
+        Thread parking = Thread.currentThread();
+        boolean[] answered = {false};
+        Runnable unwatchLine;
+        try {
+            unwatchLine = store.watchRelease(turn.key.requests(), () -> {
+                // at once, on this thread: no request of the line is live, this one's included (its lease ran out
+                // unrenewed); its next try finds that out, so the watch of the key is enough
+                if (answered[0] || Thread.currentThread() != parking) {
+                    waiter.wake();
+                }
+            });
+        } catch (LockManagerException | RuntimeException e) {
+            log.debug("Node '{}' could not watch the line of lock '{}' in store {}: {}", nodeId, turn.key.name(),
+                    store, e.toString());
+            return;
+        }
+        answered[0] = true;
+        if (unwatchLine != null) {
+            Runnable unwatchKey = waiter.unwatch;
+            waiter.unwatch = unwatchKey == null ? unwatchLine : () -> {
+                unwatchKey.run();
+                unwatchLine.run();
+            };
+        }
     }
 
     /** Asks the store to announce the release of the key that refused {@code waiter}, where it can. */

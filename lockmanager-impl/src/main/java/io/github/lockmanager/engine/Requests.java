@@ -70,6 +70,8 @@ final class Requests {
     private final Executor background;
     /** Requests whose withdrawal runs in the background and has not ended: what closing the manager withdraws. */
     private final Set<LockHandle> withdrawing = ConcurrentHashMap.newKeySet();
+    /** Whether the last renewal of requests failed, so that a store that stays down is warned of once. Keeper thread. */
+    private boolean renewalFailing;
 
     Requests(EngineSettings settings, StoreCalls calls, AcquisitionTable table, KeyScope keys, OwnerTokens tokens,
              Executor background) {
@@ -123,6 +125,24 @@ final class Requests {
             turn.clearOf = registeredAs;
         }
         return null;
+    }
+
+    /**
+     * Reads the line of {@code turn}'s plain key once, just after its request was registered on a refusal by a holder:
+     * if nothing stands before it, it is first ({@link FairTurn#clearOf}) while the key is still held, and its try at
+     * the release is the acquisition alone. One store call, off the path from the release to the next grant.
+     */
+    void findPlace(FairTurn turn) {
+        if (turn.separator != 0 || !turn.isRegistered()) {
+            return;
+        }
+        try {
+            ahead(turn, turn.key, turn.mode);
+        } catch (LockManagerException e) {
+            // only a head start: the try at the release reads the line itself
+            log.debug("Node '{}' could not read the line of lock '{}' after registering a request: {}", nodeId,
+                    turn.key.name(), e.toString());
+        }
     }
 
     /** Whether a waiting request in {@code earlier} keeps a later one in {@code later} from trying. */
@@ -232,6 +252,7 @@ final class Requests {
             return;
         }
         List<LockHandle> handles = new ArrayList<>(registered.keySet());
+        boolean failed = false;
         for (int from = 0; from < handles.size(); from += batchSize) {
             List<LockHandle> batch = handles.subList(from, Math.min(handles.size(), from + batchSize));
             try {
@@ -246,10 +267,22 @@ final class Requests {
                     }
                 }
             } catch (LockManagerException | RuntimeException e) {
-                log.debug("Node '{}' could not renew {} lock requests in store {}: {}", nodeId, batch.size(), store,
-                        e.toString());
+                failed = true;
+                if (renewalFailing) {
+                    log.debug("Node '{}' could not renew {} lock requests in store {}: {}", nodeId, batch.size(),
+                            store, e.toString());
+                } else {
+                    log.warn("Node '{}' could not renew {} lock requests in store {}: {}. Retrying every {}; a request "
+                                    + "whose lease ({}) ends loses its place in line, and its waiter registers again "
+                                    + "at the end of it", nodeId, batch.size(), store, e.toString(), renewalPeriod(),
+                            requestLease);
+                }
             }
         }
+        if (renewalFailing && !failed) {
+            log.info("Node '{}' renews its lock requests in store {} again", nodeId, store);
+        }
+        renewalFailing = failed;
     }
 
     /** The waiters of this manager's client in the store, per key oldest first. */

@@ -29,6 +29,12 @@ final class WaitQueue {
     private final ConcurrentHashMap<LockKey, ArrayDeque<Waiter>> queues = new ConcurrentHashMap<>();
     /** The keys whose next local wake-up waits {@link #HOLD_BACK_NANOS}; a few at most. */
     private final Set<LockKey> heldBack = ConcurrentHashMap.newKeySet();
+    /**
+     * The keys released while this node holds its waiters back, and when that ends ({@link System#nanoTime()}): a
+     * wait that starts meanwhile holds back too ({@link #heldBackNanos}), or the thread that just let go of the key,
+     * asking again at once, would take it before the other node's waiter hears of the release.
+     */
+    private final ConcurrentHashMap<LockKey, Long> heldBackUntil = new ConcurrentHashMap<>();
 
     WaitQueue(AcquisitionTable table, ScheduledExecutorService timer) {
         this.table = table;
@@ -41,6 +47,18 @@ final class WaitQueue {
      */
     void holdBack(LockKey key) {
         heldBack.add(key);
+    }
+
+    /**
+     * How long a wait for {@code key} that starts now holds back before its first try: what is left of this node's
+     * hold-back after the key's release ({@link #holdBack}), or 0.
+     */
+    long heldBackNanos(LockKey key) {
+        if (heldBackUntil.isEmpty()) {
+            return 0;
+        }
+        Long until = heldBackUntil.get(key);
+        return until == null ? 0 : Math.max(0, until - System.nanoTime());
     }
 
     void add(Waiter waiter) {
@@ -99,11 +117,17 @@ final class WaitQueue {
             return;
         }
         if (!heldBack.isEmpty() && heldBack.remove(key)) {
+            Long until = System.nanoTime() + HOLD_BACK_NANOS;
+            heldBackUntil.put(key, until);
             try {
-                timer.schedule(() -> keyGone(key), HOLD_BACK_NANOS, TimeUnit.NANOSECONDS);
+                timer.schedule(() -> {
+                    heldBackUntil.remove(key, until);
+                    keyGone(key);
+                }, HOLD_BACK_NANOS, TimeUnit.NANOSECONDS);
                 return;
             } catch (RejectedExecutionException closing) {
                 // the manager closes: wake the waiter now, it will be told so
+                heldBackUntil.remove(key, until);
             }
         }
         Waiter[] next = new Waiter[1];

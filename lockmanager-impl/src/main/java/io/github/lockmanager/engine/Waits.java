@@ -91,7 +91,12 @@ final class Waits {
         waiting.incrementAndGet();
         taskWaiters.add(waiter);
         waiter.future.whenComplete((lock, failure) -> waiter.ended());
-        waiter.wake();
+        long holdBack = parking.holdsBackNanos(waiter);
+        if (holdBack > 0) {
+            waiter.wakeIn(holdBack);
+        } else {
+            waiter.wake();
+        }
         return waiter.future;
     }
 
@@ -145,6 +150,10 @@ final class Waits {
         }
 
         LockResource run(Parking.Attempt<LockResource> attempt) throws LockException, InterruptedException {
+            long holdBack = parking.holdsBackNanos(this);
+            if (holdBack > 0) {
+                sleep(holdBack);
+            }
             while (true) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting for a lock");
@@ -239,16 +248,20 @@ final class Waits {
                 }
                 wokenByRelease = false;
                 state.set(IDLE);
-                long pause = parking.park(this, held, remaining);
-                try {
-                    timer = tasks.schedule(this::wake, pause);
-                } catch (IllegalStateException stopped) {
-                    future.completeExceptionally(stopped);
-                }
+                wakeIn(parking.park(this, held, remaining));
             } catch (LockManagerException e) {
                 future.completeExceptionally(parking.afterDeadline(e, this));
             } catch (LockException | RuntimeException | Error e) {
                 future.completeExceptionally(e);
+            }
+        }
+
+        /** Tries again {@code pauseNanos} from now, or when woken before. */
+        void wakeIn(long pauseNanos) {
+            try {
+                timer = tasks.schedule(this::wake, pauseNanos);
+            } catch (IllegalStateException stopped) {
+                future.completeExceptionally(stopped);
             }
         }
 

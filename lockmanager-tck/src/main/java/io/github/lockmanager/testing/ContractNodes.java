@@ -162,4 +162,13 @@ public abstract class ContractNodes {
         public HeldElsewhere() {
         }
     }
+
+    /** Whether the store announces releases of {@code key}, held now: it watches for one. */
+    protected boolean announcesReleases(io.github.lockmanager.spi.LockKey key) throws Exception {
+        Runnable unwatch = store().watchRelease(key, () -> { });
+        if (unwatch != null) {
+            unwatch.run();
+        }
+        return unwatch != null;
+    }
 }

@@ -12,6 +12,7 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.TaskLock;
 import io.github.lockmanager.TaskOptions;
+import io.github.lockmanager.spi.LockKey;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,11 +21,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Hand-offs between owners of one node, which every store supports:
@@ -160,6 +163,71 @@ public abstract class HandOffContract extends ContractNodes {
         assertThat(localTurns).as("local turns before it did: one or two runs of hand-offs").isLessThanOrEqualTo(6);
         remote.letGo.countDown();
         held.letGo.countDown();
+    }
+
+    /**
+     * The same bound under load, where it is tested hardest: the threads of node a take the key in turn and ask again
+     * the moment they let go, so the one that ends a run of hand-offs would take the key back before node b's waiter,
+     * woken by the store's announcement, could try. It must not: a wait that starts while its node holds back holds
+     * back too. Node b waits on announcements alone (its poll interval is beyond the test), three times in a row.
+     */
+    @Test
+    void aWaiterOnAnotherNodeIsPassedOverForAboutOneRunWhileThisNodesThreadsAskAgainAtOnce() throws Exception {
+        passedOverWhileNodeAAsksAgainAtOnce(false);
+    }
+
+    /** As above, node a's waits being tasks' ({@code lockForTaskAsync}). */
+    @Test
+    void aWaiterOnAnotherNodeIsPassedOverForAboutOneRunWhileThisNodesTasksAskAgainAtOnce() throws Exception {
+        passedOverWhileNodeAAsksAgainAtOnce(true);
+    }
+
+    private void passedOverWhileNodeAAsksAgainAtOnce(boolean tasks) throws Exception {
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())));
+        LockManager b = start(nodeBuilder("b", new InstrumentedStore(store())).waitPollInterval(Duration.ofMinutes(10)));
+        try (LockResource held = a.lock("job")) {
+            assumeTrue(announcesReleases(LockKey.of(LockLevel.DC, "farm1", clientId, "job")),
+                    () -> "store " + store() + " does not announce releases: a waiter of another node polls, and "
+                            + "takes the key only if a poll falls within a hold-back");
+        }
+        AtomicInteger grantsOfA = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            spawn("a-" + t, () -> {
+                try {
+                    while (!stop.get()) {
+                        try (AutoCloseable lock = tasks
+                                ? a.lockForTaskAsync(LockSpec.of("job"), Duration.ofSeconds(60), TaskOptions.named(
+                                "a")).toCompletableFuture().get(60, TimeUnit.SECONDS)
+                                : a.waitForLock(LockSpec.of("job"), Duration.ofSeconds(60))) {
+                            grantsOfA.incrementAndGet();
+                            Thread.sleep(2);
+                        }
+                    }
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    failures.add(e);
+                }
+            });
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> grantsOfA.get() > 20);
+        int passedOver = 0;
+        try {
+            for (int wait = 0; wait < 3; wait++) {
+                int before = grantsOfA.get();
+                try (LockResource lock = b.waitForLock(LockSpec.of("job"), Duration.ofSeconds(60))) {
+                    passedOver += grantsOfA.get() - before;
+                }
+            }
+        } finally {
+            stop.set(true);
+        }
+        assertThat(failures).isEmpty();
+        // a run is about 50 ms of 2 ms turns, some 25 grants; passing the waiter over until it polls would be
+        // hundreds a second
+        assertThat(passedOver).as("grants of node a during node b's three waits").isLessThan(300);
     }
 
     @Test

@@ -341,15 +341,6 @@ public abstract class LockManagerContract extends ContractNodes {
         await().atMost(Duration.ofSeconds(10)).until(() -> !b.isLocked("job"));
     }
 
-    /** Whether the store announces releases of {@code key}, held now: it watches for one. */
-    private boolean announcesReleases(LockKey key) throws Exception {
-        Runnable unwatch = store().watchRelease(key, () -> { });
-        if (unwatch != null) {
-            unwatch.run();
-        }
-        return unwatch != null;
-    }
-
     @Test
     void aThreadWaitingForAnotherNodesKeyIsWokenByTheStoresAnnouncementWhereItHasThem() throws Exception {
         LockResource held = node("b").lock("job");

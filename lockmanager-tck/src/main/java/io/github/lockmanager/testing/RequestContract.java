@@ -1,6 +1,7 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.AlreadyLockedException;
+import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
@@ -10,6 +11,8 @@ import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.LockWaiter;
 import io.github.lockmanager.TaskLock;
 import io.github.lockmanager.TaskOptions;
+import io.github.lockmanager.spi.LockKey;
+import io.github.lockmanager.testing.support.InstrumentedStore;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -25,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Requests across nodes: fair waits register a request that every node sees and that goes when the wait ends, are
@@ -89,6 +93,72 @@ public abstract class RequestContract extends ContractNodes {
             await("a wait that timed out withdraws its request").atMost(30, TimeUnit.SECONDS)
                     .until(() -> a.getWaiters().isEmpty());
         }
+    }
+
+    /**
+     * A fair waiter refused by a holder finds its place in line as it registers, while the key is held: at the
+     * release it takes the key without reading the line again (one store call, as an unfair waiter).
+     */
+    @Test
+    void theFirstInLineTakesTheKeyAtItsReleaseWithoutReadingTheLine() throws Exception {
+        LockManager a = node("a");
+        InstrumentedStore counted = new InstrumentedStore(store());
+        LockManager b = start(nodeBuilder("b", counted).waitPollInterval(Duration.ofMillis(20)));
+        HeldElsewhere holder = holdInThread(a, "first");
+        List<String> served = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        waitInTurn(b, "waiter", fair("first"), served, failure);
+        // its first try read the line; registered, it read it again
+        await().atMost(30, TimeUnit.SECONDS)
+                .until(() -> waitersOf(a, "first").size() == 1 && counted.calls("inspect") >= 2);
+        long reads = counted.calls("inspect");
+
+        holder.letGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.contains("waiter") || failure.get() != null);
+        assertThat(failure.get()).isNull();
+        assertThat(counted.calls("inspect") - reads).as("reads of the line after the waiter registered").isZero();
+    }
+
+    /**
+     * Where the store announces a withdrawn request, the next in line hears of it at once and finds itself first while
+     * the key is still held (node b polls beyond the test's patience: only the announcement can wake it before the
+     * release); at the release it takes the key without reading the line. (The request before it is withdrawn here
+     * because its wait runs out; a granted one is withdrawn the same way.)
+     */
+    @Test
+    void theNextInLineFindsItselfFirstWhenTheRequestBeforeItIsWithdrawnWhereWithdrawalsAreAnnounced() throws Exception {
+        LockManager a = node("a");
+        InstrumentedStore counted = new InstrumentedStore(store());
+        LockManager b = start(nodeBuilder("b", counted).waitPollInterval(Duration.ofMinutes(10)));
+        HeldElsewhere holder = holdInThread(a, "next");
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch firstGaveUp = new CountDownLatch(1);
+        spawn("first", () -> {
+            try (LockResource held = a.waitForLock(fair("next"), Duration.ofSeconds(2))) {
+                failure.compareAndSet(null, new AssertionError("the holder let go before the test said so"));
+            } catch (AlreadyLockedException ranOut) {
+                firstGaveUp.countDown();
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "next").size() == 1);
+        assumeTrue(announcesReleases(LockKey.of(LockLevel.DC, "farm1", clientId, "next").requests()),
+                () -> "store " + store() + " does not announce withdrawn requests: the next in line reads the line at "
+                        + "the key's release");
+        List<String> served = new CopyOnWriteArrayList<>();
+        waitInTurn(b, "second", fair("next"), served, failure);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "next").size() == 2);
+        long acquires = counted.calls("acquire");
+
+        assertThat(firstGaveUp.await(30, TimeUnit.SECONDS)).isTrue();
+        // woken by the first's withdrawal, it read the line, found itself first and tried: refused by the holder
+        await().atMost(30, TimeUnit.SECONDS).until(() -> counted.calls("acquire") > acquires);
+        long reads = counted.calls("inspect");
+        holder.letGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.contains("second") || failure.get() != null);
+        assertThat(failure.get()).isNull();
+        assertThat(counted.calls("inspect") - reads).as("reads of the line after it found itself first").isZero();
     }
 
     @Test

@@ -254,12 +254,13 @@ public final class JdbcLockStore implements LockStore {
 
     /**
      * On PostgreSQL, marks the key's row as waited for and wakes the waiter at a release that notifies this store's
-     * listener; elsewhere, or before {@link #initialize()}, {@code null}: the waiter polls.
+     * listener; elsewhere, or before {@link #initialize()}, {@code null}: the waiter polls. Also {@code null} for a key
+     * of lock requests: their permits live in the holders table, whose releases announce nothing.
      */
     @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         PostgresReleaseListener listener = releases;
-        return listener == null ? null : listener.watch(key.storageKey(), wake, markWaiter(key));
+        return listener == null || key.isRequests() ? null : listener.watch(key.storageKey(), wake, markWaiter(key));
     }
 
     /** Makes a waiter of {@code key} known to its releasers: the row is marked, so that they notify. */
@@ -282,13 +283,18 @@ public final class JdbcLockStore implements LockStore {
         });
     }
 
-    /** The key's row and its holders' rows, those whose lease has ended included: the store keeps them until purged. */
+    /**
+     * The key's row and its holders' rows, those whose lease has ended included: the store keeps them until purged. A
+     * key of requests has permit holders only, so its row is not read: a fair try's read of its line is one statement.
+     */
     @Override
     public List<LockRecord> inspect(LockKey key) throws LockManagerException {
         JdbcStatements sql = statements();
         return calls.call("inspect lock '" + key.name() + "'", (c, timeout) -> {
             List<LockRecord> records = new ArrayList<>();
-            JdbcRows.queryOne(c, sql.readOwned, key).ifPresent(records::add);
+            if (!key.isRequests()) {
+                JdbcRows.queryOne(c, sql.readOwned, key).ifPresent(records::add);
+            }
             records.addAll(sql.holderReads.inspect(c, key));
             return records;
         });

@@ -103,6 +103,31 @@ abstract class JdbcLockStoreContract {
         assertThat(counted.release(second)).isTrue();
     }
 
+    /**
+     * A fair try reads its key's line of requests before it tries (docs/requests.md's costs): the requests, permit
+     * holders all, are read with one statement, the key's own row (never a holder's there) left alone; a lock key's
+     * inspection still reads both.
+     */
+    @Test
+    void aLineOfRequestsIsReadWithOneStatement() throws Exception {
+        StatementLog sent = new StatementLog();
+        JdbcLockStore counted = JdbcLockStore.builder(sent.wrap(database.shared())).tableName("lockmanager_store")
+                .build();
+        counted.initialize();
+        LockKey line = key("line-cost").requests();
+        LockHandle request = new LockHandle(line, "request");
+        assertThat(counted.acquire(LockRequest.permit(request, "n", "t", 1000), LEASE).isAcquired()).isTrue();
+
+        int before = sent.containing("").size();
+        assertThat(counted.inspect(line)).extracting(LockRecord::handle).containsExactly(request);
+        assertThat(sent.containing("").size() - before).as("statements of a line's read").isEqualTo(1);
+
+        before = sent.containing("").size();
+        counted.inspect(key("line-cost"));
+        assertThat(sent.containing("").size() - before).as("statements of a lock key's inspection").isEqualTo(2);
+        assertThat(counted.release(request)).isTrue();
+    }
+
     @Test
     void nodesCreatingTheTableAtOnceAllSucceed() throws Exception {
         String table = "lm_concurrent_" + UUID.randomUUID().toString().substring(0, 8);
