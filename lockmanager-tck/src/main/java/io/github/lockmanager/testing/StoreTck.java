@@ -1,6 +1,8 @@
 package io.github.lockmanager.testing;
 
 import io.github.lockmanager.spi.LockStore;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -23,6 +25,11 @@ public abstract class StoreTck {
 
     @Nested
     class Spi extends LockStoreContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(LockStoreContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -31,6 +38,11 @@ public abstract class StoreTck {
 
     @Nested
     class Engine extends LockManagerContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(LockManagerContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -39,6 +51,11 @@ public abstract class StoreTck {
 
     @Nested
     class Losses extends LossContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(LossContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -47,6 +64,11 @@ public abstract class StoreTck {
 
     @Nested
     class Guards extends GuardedHoldContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(GuardedHoldContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -55,6 +77,11 @@ public abstract class StoreTck {
 
     @Nested
     class HandOff extends HandOffContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(HandOffContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -63,29 +90,40 @@ public abstract class StoreTck {
 
     @Nested
     class Requests extends RequestContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(RequestContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
         }
-
-        @org.junit.jupiter.api.BeforeEach
-        void whereAsked() {
-            org.junit.jupiter.api.Assumptions.assumeTrue(StoreTck.this.testsRequests(),
-                    "this variant of the store runs the requests contract's store calls no differently than its main "
-                            + "TCK, which runs it");
-        }
     }
 
     /**
-     * Whether this subclass runs {@link RequestContract}: {@code true}; a second TCK subclass of a store that differs
-     * only where requests do not reach (a pool's auto-commit setting) may leave it to the store's main one.
+     * Whether this subclass runs {@code contract}, one of the contracts above: all of them. A second subclass of a
+     * store that differs from the main one beneath the SPI only (a pool's auto-commit setting, a cluster's slots) may
+     * run the contracts that make each kind of store call ({@link LockStoreContract}, {@link LockModeContract},
+     * {@link PermitContract}, {@link RequestContract}) and leave to the main subclass those that combine the same
+     * calls otherwise; a skipped contract's tests are reported as skipped.
      */
-    protected boolean testsRequests() {
+    protected boolean runs(Class<?> contract) {
         return true;
+    }
+
+    private void assumeRuns(Class<?> contract) {
+        Assumptions.assumeTrue(runs(contract), () -> getClass().getSimpleName() + " leaves "
+                + contract.getSimpleName() + " to the store's main TCK subclass");
     }
 
     @Nested
     class Modes extends LockModeContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(LockModeContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -94,6 +132,11 @@ public abstract class StoreTck {
 
     @Nested
     class Permits extends PermitContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(PermitContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -102,6 +145,11 @@ public abstract class StoreTck {
 
     @Nested
     class Tasks extends TaskLockContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(TaskLockContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();
@@ -110,6 +158,11 @@ public abstract class StoreTck {
 
     @Nested
     class TaskModes extends TaskModeContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(TaskModeContract.class);
+        }
+
         @Override
         protected LockStore store() {
             return StoreTck.this.store();

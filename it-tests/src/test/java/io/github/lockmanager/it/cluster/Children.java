@@ -62,6 +62,9 @@ final class Children implements AutoCloseable {
 
         private final Path stderr;
 
+        /** Put after the last line a node wrote, so that a wait for more fails at once rather than at its timeout. */
+        private static final String ENDED = new String("(standard output ended)");
+
         private Child(String id, Process process, Path stderr) {
             this.id = id;
             this.process = process;
@@ -73,8 +76,9 @@ final class Children implements AutoCloseable {
                     for (String line; (line = out.readLine()) != null; ) {
                         lines.add(line);
                     }
+                    lines.add(ENDED);
                 } catch (IOException e) {
-                    lines.add("EOF " + e);
+                    lines.add(ENDED);
                 }
             }, "reader-" + id);
             reader.setDaemon(true);
@@ -96,9 +100,13 @@ final class Children implements AutoCloseable {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
                 String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null) {
-                    throw new AssertionError("node " + id + " did not report '" + prefix + "' within " + timeout
-                            + " (alive: " + process.isAlive() + "); the end of its standard error:\n" + stderrTail());
+                if (line == ENDED) {
+                    lines.add(ENDED); // for the next wait
+                }
+                if (line == null || line == ENDED) {
+                    throw new AssertionError("node " + id + " did not report '" + prefix + "' "
+                            + (line == null ? "within " + timeout : "before its output ended") + " (alive: "
+                            + process.isAlive() + "); the end of its standard error:\n" + stderrTail());
                 }
                 if (line.startsWith(prefix)) {
                     return line;
@@ -115,9 +123,13 @@ final class Children implements AutoCloseable {
             Map<String, String> found = new LinkedHashMap<>();
             while (found.size() < prefixes.length) {
                 String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null) {
-                    throw new AssertionError("node " + id + " did not report all of " + List.of(prefixes)
-                            + " within " + timeout + " (found " + found + ", alive: " + process.isAlive() + ")");
+                if (line == ENDED) {
+                    lines.add(ENDED); // for the next wait
+                }
+                if (line == null || line == ENDED) {
+                    throw new AssertionError("node " + id + " did not report all of " + List.of(prefixes) + " "
+                            + (line == null ? "within " + timeout : "before its output ended") + " (found " + found
+                            + ", alive: " + process.isAlive() + "); the end of its standard error:\n" + stderrTail());
                 }
                 for (String prefix : prefixes) {
                     if (line.startsWith(prefix) && !found.containsKey(prefix)) {

@@ -93,6 +93,27 @@ public final class RetryPolicy {
      */
     public <T> T call(String what, Duration budget, Classifier classifier, Attempt<T> attempt)
             throws LockManagerException {
+        return run(what, budget, "its operation timeout of " + budget.toMillis() + " ms", Long.MAX_VALUE, classifier,
+                attempt);
+    }
+
+    /**
+     * Runs {@code attempt} up to {@link #attempts()} times, each within {@code perAttempt}, with the backoff between
+     * them: for a call no caller waits on with one budget, such as a store's first connection, whose first attempt in
+     * a new JVM also starts the client's threads and may run late on a loaded machine. A caller's
+     * {@link CallDeadline} still cuts it.
+     *
+     * @param what names the call in error messages
+     */
+    public <T> T callEachWithin(String what, Duration perAttempt, Classifier classifier, Attempt<T> attempt)
+            throws LockManagerException {
+        Duration budget = perAttempt.multipliedBy(attempts).plus(maxBackoff.multipliedBy(attempts - 1L));
+        long cap = perAttempt.toMillis();
+        return run(what, budget, attempts + " attempts of at most " + cap + " ms each", cap, classifier, attempt);
+    }
+
+    private <T> T run(String what, Duration budget, String budgetWords, long attemptCapMillis, Classifier classifier,
+                      Attempt<T> attempt) throws LockManagerException {
         long start = System.nanoTime();
         long timeoutNanos = budget.toNanos();
         // the caller's deadline (a wait's maxWait) cuts the budget; the first attempt is made all the same, with the
@@ -108,11 +129,11 @@ public final class RetryPolicy {
             if (remaining <= 0 && last != null) {
                 throw new LockManagerException(ErrorCode.RETRIES_EXHAUSTED, what + " did not succeed within "
                         + (cut ? "the time its caller had left, " + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms"
-                        : "its operation timeout of " + budget.toMillis() + " ms") + " (" + (failed + broken)
+                        : budgetWords) + " (" + (failed + broken)
                         + " failed attempts); last: " + classifier.describe(last), last);
             }
             try {
-                return attempt.run(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+                return attempt.run(Math.max(1, Math.min(attemptCapMillis, TimeUnit.NANOSECONDS.toMillis(remaining))));
             } catch (LockManagerException e) {
                 throw e;
             } catch (Exception e) {

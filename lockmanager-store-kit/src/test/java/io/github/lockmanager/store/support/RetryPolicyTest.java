@@ -87,6 +87,33 @@ class RetryPolicyTest {
     }
 
     @Test
+    void eachAttemptOfACallWithoutOneBudgetGetsItsOwnTimeAndEveryAttemptIsMade() throws Exception {
+        RetryPolicy four = new RetryPolicy(4, Duration.ofMillis(1), Duration.ofMillis(1));
+        List<Long> given = new ArrayList<>();
+        // a first connection that runs past its time once (a cold client), then succeeds
+        String answer = four.callEachWithin("connect", Duration.ofMillis(200), e -> Failure.TRANSIENT, timeout -> {
+            given.add(timeout);
+            if (given.size() == 1) {
+                Thread.sleep(timeout);
+                throw new java.util.concurrent.TimeoutException("no connection within " + timeout + " ms");
+            }
+            return "connected";
+        });
+        assertThat(answer).isEqualTo("connected");
+        assertThat(given).hasSize(2).allSatisfy(t -> assertThat(t).isBetween(1L, 200L)).first().isEqualTo(200L);
+        AtomicInteger tries = new AtomicInteger();
+        assertThatThrownBy(() -> four.callEachWithin("connect", Duration.ofMillis(50), e -> Failure.TRANSIENT, t -> {
+            tries.incrementAndGet();
+            Thread.sleep(t);
+            throw new java.util.concurrent.TimeoutException("no connection within " + t + " ms");
+        })).isInstanceOfSatisfying(LockManagerException.class, e -> {
+            assertThat(e.getErrorCode()).isEqualTo(ErrorCode.RETRIES_EXHAUSTED);
+            assertThat(e).hasMessageContaining("connect");
+        });
+        assertThat(tries).as("every attempt made, each with its own time").hasValue(4);
+    }
+
+    @Test
     void anInterruptDeepInTheCauseChainEndsTheCallWithTheFlagSet() {
         AtomicInteger tries = new AtomicInteger();
         assertThatThrownBy(() -> three.call("acquire", Duration.ofSeconds(5), e -> Failure.TRANSIENT, remaining -> {

@@ -48,7 +48,8 @@ import java.util.Optional;
  * lock twice; the holder whose grant was lost is told at its next renewal. Waiters on other nodes are woken by the
  * release ({@link RedisReleaseListener}: a release publishes only when someone waits).
  *
- * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout}. The
+ * <p>Every call, its retries included, ends within the {@linkplain Builder#operationTimeout operation timeout};
+ * connecting is the exception: each of its tries (the retry policy's attempts) gets the operation timeout. The
  * store opens its own connections (one for commands, shared by every thread; one for release messages, opened by the
  * first wait) from the client given, and closes them; a client it made from a URI it shuts down too. Thread-safe.
  */
@@ -214,7 +215,8 @@ public final class RedisLockStore implements LockStore {
         if (current != null) {
             return current;
         }
-        StatefulConnection<String, String> connection = retries.call("connect to Redis", operationTimeout,
+        // each try within the operation timeout, every try made: a new JVM's first try also starts Lettuce's threads
+        StatefulConnection<String, String> connection = retries.callEachWithin("connect to Redis", operationTimeout,
                 RedisFailures.INSTANCE, connector::connect);
         RedisAccess access = new RedisAccess(connection, connector.commands(connection), connector.isCluster(), layout,
                 operationTimeout, retention, retries);

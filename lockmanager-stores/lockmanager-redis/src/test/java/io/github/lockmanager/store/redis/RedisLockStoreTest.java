@@ -246,7 +246,7 @@ class RedisLockStoreTest {
     }
 
     @Test
-    void connectingEndsWithinTheOperationTimeoutWhenTheServerAcceptsAndNeverAnswers() throws Exception {
+    void connectingTriesEachAttemptWithinTheOperationTimeoutWhenTheServerAcceptsAndNeverAnswers() throws Exception {
         try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
             List<java.net.Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
             Thread acceptor = new Thread(() -> {
@@ -265,9 +265,10 @@ class RedisLockStoreTest {
                 long start = System.nanoTime();
                 assertThatThrownBy(mute::initialize).isInstanceOf(LockManagerException.class)
                         .hasMessageContaining("connect to Redis").hasMessageContaining("800 ms");
-                // Lettuce's own handshake would wait 60 s
+                // Lettuce's own handshake would wait 60 s; 4 attempts of 800 ms and their backoffs take about 3.3 s
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-                assertThat(accepted).as("the client did reach the server").isNotEmpty();
+                // a first try in a new JVM may run late while the client starts: it is not the only one
+                assertThat(accepted).as("connections the client made").hasSizeGreaterThan(1);
             } finally {
                 mute.close();
                 silent.close();
