@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * Cluster-wide, re-entrant, lease-based locks.
@@ -257,6 +258,22 @@ public interface LockManager extends AutoCloseable {
      * @throws IllegalStateException    if the manager is closed or closing
      */
     CompletionStage<TaskLock> lockForTaskAsync(LockSpec spec, Duration maxWait, TaskOptions task);
+
+    /**
+     * Watches who holds {@code key} at {@code level}, on any node: {@code listener} is told the holders, as
+     * {@link #inspect} lists them, once at the start and then each time they change (another holder, another
+     * acquisition, or none), on one of the manager's task threads, one call at a time. The holders are read again when
+     * the store announces a release of the key (PostgreSQL, Redis) and every {@code pollInterval} (which is how a new
+     * holder is seen, and a release on a store that does not announce releases): a holder that comes and goes between
+     * two reads may not be told. A failed read is logged and tried again at the next. Keep the listener short: it
+     * runs on a thread that also serves tasks' waits. The manager's {@link #close()} ends every watch.
+     *
+     * @param pollInterval how often the holders are read besides announcements: 10 ms to 1 hour
+     * @throws IllegalArgumentException if an argument is null, {@code key} is not a valid key, or
+     *                                  {@code pollInterval} is out of range
+     * @throws IllegalStateException    if the manager is closed or closing
+     */
+    LockWatch watch(String key, LockLevel level, Duration pollInterval, Consumer<List<Lock>> listener);
 
     /** The level the methods without a level argument use. */
     LockLevel getDefaultLevel();

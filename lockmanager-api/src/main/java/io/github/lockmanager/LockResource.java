@@ -72,6 +72,17 @@ public interface LockResource extends AutoCloseable {
     long getFencingToken();
 
     /**
+     * How much longer this hold is known to be this acquisition's, by this node's clock: the time left of the lease
+     * the store last confirmed, counted from when the confirming call was sent (so it ends no later than the store's
+     * own count of it, clocks that run at the same rate apart); {@link Duration#ZERO} once this resource is closed,
+     * the lock lost or released, or that time passed (after a pause of this JVM longer than the lease, for one). Work
+     * that must not outlive the hold (a leader's term) checks it before each step and keeps each step within it; a
+     * pause between the check and the step is what the {@linkplain #getFencingToken fencing token} is for. Answered
+     * without a store call, from any thread.
+     */
+    Duration remainingLease();
+
+    /**
      * Lends this hold to work in the lock's own store that the lock must guard (see {@link GuardedHold}); the
      * stores' recipes call it. Close the guard when the work has ended, or end both with {@link GuardedHold#release}.
      * For a hierarchical lock, the guard is the resource's own hold, and releasing it also gives back the

@@ -35,6 +35,8 @@ final class EngineParts {
     final Waits waits;
     final Requests requests;
     final Deadlocks deadlocks;
+    /** What else the facade made that stops with the parts, before the task threads. */
+    private final List<Runnable> onStop = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     EngineParts(EngineSettings settings) {
         this.settings = settings;
@@ -64,6 +66,11 @@ final class EngineParts {
         this.waits = new Waits(settings, new Parking(settings, queue, requests, events), tasks, events, lifecycle);
     }
 
+    /** Runs {@code stop} at shutdown, after the waits end and before the task threads stop. */
+    void onStop(Runnable stop) {
+        onStop.add(stop);
+    }
+
     /** Starts the keeper and registers the manager's MBean if asked to. */
     void start(AdminBean adminBean) {
         keeper.start();
@@ -83,6 +90,7 @@ final class EngineParts {
             return;
         }
         waits.stop();
+        onStop.forEach(Runnable::run);
         tasks.stop();
         requests.stop();
         List<Acquisition> held = table.held();

@@ -56,6 +56,11 @@ final class HoldResource implements LockResource {
     }
 
     @Override
+    public Duration remainingLease() {
+        return closed ? Duration.ZERO : releaser.remainingLease(acquisition);
+    }
+
+    @Override
     public GuardedHold guard() throws LockLostException {
         if (closed) {
             throw new IllegalStateException("cannot guard work with " + this + ": it is closed");

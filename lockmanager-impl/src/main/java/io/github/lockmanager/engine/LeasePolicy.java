@@ -141,7 +141,12 @@ final class LeasePolicy {
 
     /** Whether a lock whose lease is confirmed until {@code confirmedUntilNanos} must be declared lost at {@code nowNanos}. */
     boolean atRisk(long confirmedUntilNanos, long nowNanos) {
-        return nowNanos + lossMarginNanos - confirmedUntilNanos >= 0;
+        return untilAtRisk(confirmedUntilNanos, nowNanos) <= 0;
+    }
+
+    /** How long from {@code nowNanos} until a lock confirmed until {@code confirmedUntilNanos} is {@link #atRisk}. */
+    long untilAtRisk(long confirmedUntilNanos, long nowNanos) {
+        return confirmedUntilNanos - lossMarginNanos - nowNanos;
     }
 
     @Override

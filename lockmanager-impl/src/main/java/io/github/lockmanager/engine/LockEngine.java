@@ -12,6 +12,7 @@ import io.github.lockmanager.LockSet;
 import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockWaiter;
+import io.github.lockmanager.LockWatch;
 import io.github.lockmanager.TaskLock;
 import io.github.lockmanager.TaskOptions;
 import io.github.lockmanager.internal.Require;
@@ -27,6 +28,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The lock manager's facade: a local table of this node's acquisitions in front of a store. Re-entry and
@@ -60,6 +62,7 @@ final class LockEngine implements LockManager {
     private final Waits waits;
     private final TaskThreads tasks;
     private final Requests requests;
+    private final HolderWatches watches;
 
     private LockEngine(EngineParts parts) {
         this.parts = parts;
@@ -77,6 +80,8 @@ final class LockEngine implements LockManager {
         this.requests = parts.requests;
         this.adminBean = new AdminBean(settings, table, this, parts.heldTooLong, parts.waits, parts.deadlocks);
         this.operations = new Operations(parts);
+        this.watches = new HolderWatches(parts.store, parts.tasks, operations::inspect);
+        parts.onStop(watches::stop);
     }
 
     static LockEngine start(EngineSettings settings) {
@@ -338,6 +343,17 @@ final class LockEngine implements LockManager {
     @Override
     public LockLevel getDefaultLevel() {
         return settings.defaultLevel();
+    }
+
+    @Override
+    public LockWatch watch(String key, LockLevel level, Duration pollInterval, Consumer<List<Lock>> listener) {
+        requireValidArguments(key, level);
+        Require.argument(pollInterval != null && pollInterval.compareTo(Duration.ofMillis(10)) >= 0
+                && pollInterval.compareTo(Duration.ofHours(1)) <= 0,
+                "pollInterval must be from 10 ms to 1 hour, was %s", pollInterval);
+        Require.notNull(listener, "listener");
+        lifecycle.requireOpen();
+        return watches.watch(key, level, keys.storeKey(level, key), pollInterval, listener);
     }
 
     @Override

@@ -133,6 +133,19 @@ final class PathResource implements LockResource {
         };
     }
 
+    /** The least of the path's holds: the path is held only while every one of them is. */
+    @Override
+    public java.time.Duration remainingLease() {
+        java.time.Duration least = resource.remainingLease();
+        for (LockResource hold : topDown) {
+            java.time.Duration left = hold.remainingLease();
+            if (left.compareTo(least) < 0) {
+                least = left;
+            }
+        }
+        return least;
+    }
+
     @Override
     public long getFencingToken() {
         return resource.getFencingToken();

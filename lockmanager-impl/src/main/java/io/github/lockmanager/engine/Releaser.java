@@ -83,6 +83,18 @@ final class Releaser {
         return acquisition.isLost();
     }
 
+    /**
+     * What {@link io.github.lockmanager.LockResource#remainingLease} answers for a hold of {@code acquisition}: the
+     * time until the watchdog's rule would declare it lost, or zero once it is lost or no longer held.
+     */
+    Duration remainingLease(Acquisition acquisition) {
+        if (isLost(acquisition) || !acquisition.isHeld()) {
+            return Duration.ZERO;
+        }
+        long left = acquisition.leases().untilAtRisk(acquisition.confirmedUntilNanos(), time.nanoTime());
+        return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+    }
+
     /** The watchdog's rule, read now: the lease ends within the loss margin, or has ended, unconfirmed. */
     private boolean leaseMayHaveEnded(Acquisition acquisition) {
         return acquisition.leases().atRisk(acquisition.confirmedUntilNanos(), time.nanoTime());

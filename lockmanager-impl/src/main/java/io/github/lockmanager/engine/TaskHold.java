@@ -93,6 +93,11 @@ final class TaskHold implements TaskLock {
     }
 
     @Override
+    public java.time.Duration remainingLease() {
+        return hold.remainingLease();
+    }
+
+    @Override
     public long getFencingToken() {
         return hold.getFencingToken();
     }

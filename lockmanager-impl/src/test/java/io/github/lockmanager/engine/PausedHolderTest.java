@@ -75,6 +75,24 @@ class PausedHolderTest {
     }
 
     @Test
+    void theRemainingLeaseShrinksWithTheClockAndIsZeroOnWakingAndOnceClosed() throws Exception {
+        LockManager sleeper = node("sleeper");
+        LockResource held = holder.submit(() -> sleeper.lock("term")).get(10, TimeUnit.SECONDS);
+        Duration fresh = held.remainingLease();
+        assertThat(fresh).as("a fresh grant: its lease less the loss margin").isPositive().isLessThanOrEqualTo(LEASE);
+        time.advance(Duration.ofHours(1));
+        assertThat(held.remainingLease()).isEqualTo(fresh.minusHours(1));
+
+        LockResource asleep = pausedWhileTaken(sleeper, node("other"), "job");
+
+        assertThat(asleep.remainingLease()).as("past its lease on waking, before any keeper ran").isZero();
+        assertThat(asleep.isLost()).isTrue();
+        LockResource other = holder.submit(() -> sleeper.lock("closed")).get(10, TimeUnit.SECONDS);
+        other.close();
+        assertThat(other.remainingLease()).isZero();
+    }
+
+    @Test
     void guardedWorkIsRefusedOnWaking() throws Exception {
         LockResource held = pausedWhileTaken(node("sleeper"), node("other"), "job");
 

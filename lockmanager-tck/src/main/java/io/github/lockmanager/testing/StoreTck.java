@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Nested;
  * ({@link LockManagerContract}, {@link LossContract}), holds lent to guarded work ({@link GuardedHoldContract}), locks
  * owned by a task ({@link TaskLockContract}) in every mode ({@link TaskModeContract}), hand-offs between threads of a
  * node ({@link HandOffContract}), shared and hierarchical locks ({@link LockModeContract}) and permits
- * ({@link PermitContract}), fair waits, deadlocks and sets of keys across nodes ({@link RequestContract}). A store gets all of it by one small subclass that names the store:
+ * ({@link PermitContract}), fair waits, deadlocks and sets of keys across nodes ({@link RequestContract}), leader
+ * elections ({@link LeaderContract}). A store gets all of it by one small subclass that names the store:
  *
  * <pre>{@code
  * class MyStoreTckTest extends StoreTck {
@@ -115,6 +116,19 @@ public abstract class StoreTck {
     private void assumeRuns(Class<?> contract) {
         Assumptions.assumeTrue(runs(contract), () -> getClass().getSimpleName() + " leaves "
                 + contract.getSimpleName() + " to the store's main TCK subclass");
+    }
+
+    @Nested
+    class Leaders extends LeaderContract {
+        @BeforeEach
+        void whereRun() {
+            assumeRuns(LeaderContract.class);
+        }
+
+        @Override
+        protected LockStore store() {
+            return StoreTck.this.store();
+        }
     }
 
     @Nested

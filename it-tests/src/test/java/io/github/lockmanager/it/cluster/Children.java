@@ -95,6 +95,24 @@ final class Children implements AutoCloseable {
             }
         }
 
+        /**
+         * The next reported line that starts with {@code prefix}, or {@code null} if none came within {@code timeout}
+         * or the node's output ended; earlier other lines are skipped.
+         */
+        String poll(String prefix, Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line == ENDED) {
+                    lines.add(ENDED);
+                    return null;
+                }
+                if (line == null || line.startsWith(prefix)) {
+                    return line;
+                }
+            }
+        }
+
         /** The next reported line that starts with {@code prefix}; earlier other lines are skipped. */
         String await(String prefix, Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();

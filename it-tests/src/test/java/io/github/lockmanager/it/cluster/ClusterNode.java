@@ -64,6 +64,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       the hold whether it is lost and tries to guard work with it: {@code CHECK <key> lost=<bool>
  *       guard=admitted|refused|closed}; on {@code release <key>} it closes the hold from that thread: {@code RELEASED <key>}.
  *       Every loss the manager tells its listener is printed as {@code TOLD <key> <reason>}.</li>
+ *   <li>{@code lead}: a member of the election of {@code node.election}; prints {@code ELECTED <term>} and
+ *       {@code REVOKED <term> <reason>}; while it leads, a thread writes with its term to the {@link FencedFile}
+ *       {@code node.fenced} every 10 ms, each write after {@code Term.check}, and prints {@code STALE <term>
+ *       <higher>} for a write the file refused. On {@code report} it prints {@code WRITES <admitted> <refused>}; on
+ *       {@code close} it closes the election and the manager and exits.</li>
  *   <li>{@code cycle}: one owner of a deadlock across processes: holds {@code node.first}, then on {@code go} waits
  *       fairly for {@code node.second}; prints {@code HELD}, then {@code GOT} or {@code FAILED <code> <message>},
  *       then {@code DONE}.</li>
@@ -87,6 +92,10 @@ public final class ClusterNode {
             contend(manager, out);
             manager.close();
             System.exit(0);
+        }
+        if (System.getProperty("node.mode").equals("lead")) {
+            lead(manager, out);
+            return;
         }
         if (System.getProperty("node.mode").equals("cycle")) {
             cycle(manager, out);
@@ -209,6 +218,68 @@ public final class ClusterNode {
             }
         }
         out.println("DONE");
+    }
+
+    private static void lead(LockManager manager, PrintWriter out) throws Exception {
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        io.github.lockmanager.leader.LeaderElection election = io.github.lockmanager.leader.LeaderElection
+                .builder(manager, System.getProperty("node.election")).rejoinDelay(Duration.ofMillis(200))
+                .listener(new io.github.lockmanager.leader.LeadershipListener() {
+                    @Override
+                    public void elected(io.github.lockmanager.leader.Term term) {
+                        out.println("ELECTED " + term.number());
+                    }
+
+                    @Override
+                    public void revoked(io.github.lockmanager.leader.Term term,
+                                        io.github.lockmanager.LockLossReason reason) {
+                        out.println("REVOKED " + term.number() + " " + reason);
+                    }
+                }).build();
+        Thread writer = new Thread(() -> {
+            try (FencedFile fenced = new FencedFile(Path.of(System.getProperty("node.fenced")))) {
+                while (!Thread.currentThread().isInterrupted()) {
+                    var term = election.term();
+                    if (term.isPresent()) {
+                        try {
+                            term.get().check(Duration.ofMillis(100));
+                            long higher = fenced.write(term.get().number());
+                            if (higher == 0) {
+                                admitted.incrementAndGet();
+                            } else {
+                                refused.incrementAndGet();
+                                out.println("STALE " + term.get().number() + " " + higher);
+                            }
+                        } catch (LockLostException over) {
+                            // the term is over, or may be: no write
+                        }
+                    }
+                    Thread.sleep(10);
+                }
+            } catch (InterruptedException stopped) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                out.println("ERROR " + e);
+            }
+        }, "fenced-writer");
+        writer.start();
+        election.start();
+        out.println("STARTED");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.equals("report")) {
+                out.println("WRITES " + admitted.get() + " " + refused.get());
+            } else if (line.equals("close")) {
+                break;
+            }
+        }
+        writer.interrupt();
+        writer.join(5_000);
+        election.close();
+        manager.close();
+        out.println("CLOSED");
+        System.exit(0);
     }
 
     private static void hold(LockManager manager, PrintWriter out) throws Exception {

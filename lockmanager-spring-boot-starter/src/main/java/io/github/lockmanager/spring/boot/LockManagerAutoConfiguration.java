@@ -153,6 +153,32 @@ public class LockManagerAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.integration.leader.Candidate",
+            "io.github.lockmanager.spring.integration.LockManagerLeaderInitiator"})
+    @ConditionalOnProperty(prefix = "lockmanager.leader", name = "enabled", havingValue = "true")
+    static class LeaderConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        LeaderInitiators lockManagerLeaderInitiators(LockManager manager,
+                                                     org.springframework.beans.factory.ObjectProvider<
+                                                             org.springframework.integration.leader.Candidate> candidates,
+                                                     org.springframework.context.ApplicationEventPublisher events) {
+            return new LeaderInitiators(manager, candidates.orderedStream().toList(), events);
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+        @ConditionalOnAvailableEndpoint(endpoint = LockLeadersEndpoint.class)
+        static class LeadersEndpointConfiguration {
+            @Bean
+            @ConditionalOnMissingBean
+            LockLeadersEndpoint lockLeadersEndpoint(LockManager manager, LeaderInitiators initiators) {
+                return new LockLeadersEndpoint(manager, initiators);
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = {"io.github.lockmanager.admin.LockAdminServlet", "jakarta.servlet.http.HttpServlet"})
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnProperty(prefix = "lockmanager.admin", name = "enabled", havingValue = "true")

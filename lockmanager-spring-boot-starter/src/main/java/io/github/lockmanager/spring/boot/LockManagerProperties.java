@@ -110,6 +110,8 @@ public class LockManagerProperties {
 
     private final Admin admin = new Admin();
 
+    private final Leader leader = new Leader();
+
     /** How store calls that fail for a passing reason are retried; set all three or none (default: the store's). */
     public static class Retry {
         /** Tries per store call, the first included. */
@@ -282,6 +284,24 @@ public class LockManagerProperties {
 
         public void setConfirmTimeout(Duration confirmTimeout) {
             this.confirmTimeout = confirmTimeout;
+        }
+    }
+
+    /** Spring Integration's leader candidates, elected through lockmanager. */
+    public static class Leader {
+        /**
+         * Whether every Spring Integration {@code Candidate} bean is elected through lockmanager (its role the lock's
+         * key), with {@code OnGrantedEvent} and {@code OnRevokedEvent} published. Default false: candidates that a
+         * {@code LockRegistryLeaderInitiator} of the application already elects must not be elected twice.
+         */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 
@@ -517,5 +537,9 @@ public class LockManagerProperties {
 
     public Admin getAdmin() {
         return admin;
+    }
+
+    public Leader getLeader() {
+        return leader;
     }
 }
