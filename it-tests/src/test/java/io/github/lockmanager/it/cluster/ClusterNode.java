@@ -64,8 +64,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       the hold whether it is lost and tries to guard work with it: {@code CHECK <key> lost=<bool>
  *       guard=admitted|refused|closed}; on {@code release <key>} it closes the hold from that thread: {@code RELEASED <key>}.
  *       Every loss the manager tells its listener is printed as {@code TOLD <key> <reason>}.</li>
- *   <li>{@code lead}: a member of the election of {@code node.election}; prints {@code ELECTED <term>} and
- *       {@code REVOKED <term> <reason>}; while it leads, a thread writes with its term to the {@link FencedFile}
+ *   <li>{@code lead}: a member of the election of {@code node.election}; prints {@code ELECTED <term> <stamp>} and
+ *       {@code REVOKED <term> <reason> <stamp>}, stamped by the {@link SharedCounter} at {@code node.counter}; while it leads, a thread writes with its term to the {@link FencedFile}
  *       {@code node.fenced} every 10 ms, each write after {@code Term.check}, and prints {@code STALE <term>
  *       <higher>} for a write the file refused. On {@code report} it prints {@code WRITES <admitted> <refused>}; on
  *       {@code close} it closes the election and the manager and exits.</li>
@@ -223,18 +223,21 @@ public final class ClusterNode {
     private static void lead(LockManager manager, PrintWriter out) throws Exception {
         AtomicInteger admitted = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
+        String counterFile = System.getProperty("node.counter");
+        SharedCounter counter = counterFile == null ? null : new SharedCounter(Path.of(counterFile));
         io.github.lockmanager.leader.LeaderElection election = io.github.lockmanager.leader.LeaderElection
                 .builder(manager, System.getProperty("node.election")).rejoinDelay(Duration.ofMillis(200))
                 .listener(new io.github.lockmanager.leader.LeadershipListener() {
                     @Override
                     public void elected(io.github.lockmanager.leader.Term term) {
-                        out.println("ELECTED " + term.number());
+                        out.println("ELECTED " + term.number() + " " + (counter == null ? 0 : counter.next()));
                     }
 
                     @Override
                     public void revoked(io.github.lockmanager.leader.Term term,
                                         io.github.lockmanager.LockLossReason reason) {
-                        out.println("REVOKED " + term.number() + " " + reason);
+                        out.println("REVOKED " + term.number() + " " + reason + " "
+                                + (counter == null ? 0 : counter.next()));
                     }
                 }).build();
         Thread writer = new Thread(() -> {

@@ -13,13 +13,15 @@ import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Leader elections across 3 node processes on PostgreSQL (a subclass names another store by {@link #target()}):
  * each leader writes with its term to a {@link FencedFile} after {@code Term.check}, every 10 ms. A leader killed
  * with SIGKILL is followed within its lease; one stopped with SIGSTOP past its lease is followed too, and on waking is
  * told its term is over, its guard refusing its writes (a write its check had passed before the stop is the fenced
- * file's to refuse). Prints each failover time.
+ * file's to refuse); one cut off from the store by a proxy is revoked before another member is elected, by a counter
+ * the processes share. Prints each failover time.
  */
 class LeaderProcessesTest {
     private static final long LEASE = 3_000;
@@ -31,6 +33,8 @@ class LeaderProcessesTest {
     Path dir;
     private final Stores.Target target = target();
     private Children children;
+    private String client;
+    private TcpProxy proxy;
     private final List<Children.Child> members = new ArrayList<>();
 
     /** The store the nodes share. */
@@ -39,27 +43,58 @@ class LeaderProcessesTest {
     }
 
     @BeforeEach
-    void start() throws Exception {
+    void start() {
         children = new Children(dir);
-        String client = "leaders-" + UUID.randomUUID().toString().substring(0, 8);
-        for (String node : List.of("a", "b", "c")) {
-            Map<String, String> settings = target.settings(client, node);
-            settings.put("node.mode", "lead");
-            settings.put("node.election", "singleton");
-            settings.put("node.fenced", dir.resolve("fenced").toString());
-            settings.put("node.lease", Long.toString(LEASE));
-            settings.put("node.renewal", "1000");
-            settings.put("node.poll", "200");
-            members.add(children.start(settings));
-        }
-        for (Children.Child member : members) {
-            member.await("STARTED", REPORT);
-        }
+        client = "leaders-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         children.close();
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    /** A member process, reaching the store directly, or through {@code through} when it is given. */
+    private Children.Child member(String node, TcpProxy through) throws Exception {
+        Map<String, String> settings = target.settings(client, node);
+        if (through != null) {
+            settings = throughProxy(settings, through.port());
+        }
+        settings.put("node.mode", "lead");
+        settings.put("node.election", "singleton");
+        settings.put("node.fenced", dir.resolve("fenced").toString());
+        settings.put("node.counter", dir.resolve("counter").toString());
+        settings.put("node.lease", Long.toString(LEASE));
+        settings.put("node.renewal", "1000");
+        settings.put("node.poll", "200");
+        Children.Child member = children.start(settings);
+        members.add(member);
+        member.await("STARTED", REPORT);
+        return member;
+    }
+
+    private void threeMembers() throws Exception {
+        for (String node : List.of("a", "b", "c")) {
+            member(node, null);
+        }
+    }
+
+    /** The settings of a node of this store that reaches it through a proxy on {@code port}. */
+    Map<String, String> throughProxy(Map<String, String> settings, int port) {
+        String url = settings.get("node.jdbc.url");
+        String direct = "127.0.0.1:" + Stores.POSTGRES_PORT;
+        assumeTrue(url.contains(direct), "the database is not the local default: " + url);
+        // a cut connection fails the driver's reads within 2 s, inside the store's operation timeout
+        settings.put("node.jdbc.url", url.replace(direct, "127.0.0.1:" + port)
+                + (url.contains("?") ? "&" : "?") + "connectTimeout=1&socketTimeout=2");
+        return settings;
+    }
+
+    /** The store's port on the loopback address, which a proxy forwards to. */
+    int storePort() {
+        return Stores.POSTGRES_PORT;
     }
 
     /** The member among {@code among} that reports being elected next, and its term. */
@@ -69,14 +104,16 @@ class LeaderProcessesTest {
             for (Children.Child member : among) {
                 String line = member.poll("ELECTED", Duration.ofMillis(20));
                 if (line != null) {
-                    return new Elected(member, Long.parseLong(line.split(" ")[1]));
+                    String[] parts = line.split(" ");
+                    return new Elected(member, Long.parseLong(parts[1]), Long.parseLong(parts[2]));
                 }
             }
         }
         throw new AssertionError("no member reported ELECTED within " + REPORT);
     }
 
-    private record Elected(Children.Child member, long term) {
+    /** A member's election: its term and the stamp of the shared counter taken when it was told. */
+    private record Elected(Children.Child member, long term, long stamp) {
     }
 
     private static int[] writes(Children.Child member) throws InterruptedException {
@@ -100,6 +137,7 @@ class LeaderProcessesTest {
 
     @Test
     void aLeaderKilledIsFollowedWithinItsLeaseAndNoWriteOfAFormerTermIsAdmitted() throws Exception {
+        threeMembers();
         Elected first = nextElected(members);
         awaitWrites(first.member());
 
@@ -122,6 +160,7 @@ class LeaderProcessesTest {
 
     @Test
     void aLeaderPausedPastItsLeaseIsFollowedAndOnWakingItsTermIsOverBeforeItWritesAgain() throws Exception {
+        threeMembers();
         Elected first = nextElected(members);
         long stopped = System.nanoTime();
         first.member().signal("STOP");
@@ -142,5 +181,30 @@ class LeaderProcessesTest {
         assertThat(revoked).doesNotEndWith("null");
         // at most the one write whose check passed just before the stop
         assertThat(late[1]).as("late writes the fenced file refused").isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void aLeaderCutOffFromTheStoreIsRevokedBeforeAnotherMemberIsElected() throws Exception {
+        proxy = new TcpProxy(storePort());
+        Children.Child cutOff = member("a", proxy);
+        Elected first = nextElected(List.of(cutOff));
+        member("b", null);
+        member("c", null);
+        awaitWrites(cutOff);
+
+        long cut = System.nanoTime();
+        proxy.cut();
+
+        String[] revoked = cutOff.await("REVOKED " + first.term(), REPORT).split(" ");
+        long toldAfter = Duration.ofNanos(System.nanoTime() - cut).toMillis();
+        Elected next = nextElected(others(cutOff));
+        System.out.printf("%s: leader cut off from the store, told %s after %d ms; next leader elected after %d ms "
+                        + "(lease %d ms)%n", target.name(), revoked[2], toldAfter,
+                Duration.ofNanos(System.nanoTime() - cut).toMillis(), LEASE);
+        assertThat(revoked[2]).isEqualTo("RENEWAL_UNCONFIRMED");
+        assertThat(Long.parseLong(revoked[3])).as("the cut-off leader's revocation, by the shared counter, comes before "
+                + "the next leader's election").isLessThan(next.stamp());
+        assertThat(next.term()).isGreaterThan(first.term());
+        assertThat(writes(cutOff)[1]).as("writes of the cut-off leader refused by the fenced file").isZero();
     }
 }
