@@ -158,13 +158,24 @@ class Acquisition extends HeldGrant {
         return (int) HOLDS.getAndSet(this, ENDED) != ENDED;
     }
 
-    /** Ends a held acquisition as lost; {@code true} if this call did it. */
-    boolean loseIfHeld() {
+    /**
+     * Ends a held acquisition as lost; {@code true} if this call did it. Under the monitor, so that
+     * {@link #isLostSettled} never sees it ended and not yet marked lost.
+     */
+    synchronized boolean loseIfHeld() {
         if (updateHeld(h -> ENDED) == 0) {
             return false;
         }
         lost = true;
         return true;
+    }
+
+    /**
+     * Whether it is lost, once a loss being marked at this moment ({@link #loseIfHeld}) is done: for a holder that asks
+     * while the keeper ends its hold, which {@link #isLost} alone could answer {@code false} in between.
+     */
+    synchronized boolean isLostSettled() {
+        return lost;
     }
 
     /**

@@ -80,7 +80,8 @@ final class Releaser {
         if (acquisition.isHeld() && leaseMayHaveEnded(acquisition)) {
             lose(acquisition, LockLossReason.RENEWAL_UNCONFIRMED);
         }
-        return acquisition.isLost();
+        // a loss marked right now ends the hold before it marks it lost: wait for it rather than answer false
+        return acquisition.isLost() || !acquisition.isHeld() && acquisition.isLostSettled();
     }
 
     /**
