@@ -71,6 +71,8 @@ public final class LeaderElection implements AutoCloseable {
     private boolean closed;
     /** The wait under way, or {@code null}; guarded by {@link #state}. */
     private CompletableFuture<TaskLock> asking;
+    /** Whether the last ask failed for the store: its warning is logged once per outage. Only the answering thread. */
+    private volatile boolean failing;
     /** The term while this member leads; set under {@link #state}. */
     private volatile Term term;
 
@@ -255,8 +257,15 @@ public final class LeaderElection implements AutoCloseable {
                 log.warn("Leader election '{}' (member '{}') stops asking: {}", name, member, cause.getMessage());
                 return;
             }
-            log.warn("Leader election '{}' (member '{}') could not ask to lead; asking again in {} ms: {}", name,
-                    member, rejoinDelay.toMillis(), cause.toString());
+            // once per outage: the member asks again every rejoinDelay for as long as the store fails
+            if (!failing) {
+                failing = true;
+                log.warn("Leader election '{}' (member '{}') could not ask to lead; asking again every {} ms until "
+                        + "the store answers: {}", name, member, rejoinDelay.toMillis(), cause.toString());
+            } else {
+                log.debug("Leader election '{}' (member '{}') still cannot ask to lead: {}", name, member,
+                        cause.toString());
+            }
             later(this::ask, rejoinDelay);
             return;
         }
@@ -273,6 +282,7 @@ public final class LeaderElection implements AutoCloseable {
             lock.close();
             return;
         }
+        failing = false;
         log.info("Member '{}' of node '{}' leads '{}' in term {}", member, manager.getNodeId(), name,
                 elected.number());
         deliver(() -> listener.elected(elected));

@@ -14,6 +14,10 @@ import com.aerospike.client.AerospikeClient;
 import com.aerospike.client.IAerospikeClient;
 import com.aerospike.client.policy.ClientPolicy;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockLossReason;
+import io.github.lockmanager.leader.LeaderElection;
+import io.github.lockmanager.leader.LeadershipListener;
+import io.github.lockmanager.leader.Term;
 import io.github.lockmanager.store.aerospike.AerospikeLockStore;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.FencingTable;
@@ -225,17 +229,16 @@ public final class ClusterNode {
         AtomicInteger refused = new AtomicInteger();
         String counterFile = System.getProperty("node.counter");
         SharedCounter counter = counterFile == null ? null : new SharedCounter(Path.of(counterFile));
-        io.github.lockmanager.leader.LeaderElection election = io.github.lockmanager.leader.LeaderElection
+        LeaderElection election = LeaderElection
                 .builder(manager, System.getProperty("node.election")).rejoinDelay(Duration.ofMillis(200))
-                .listener(new io.github.lockmanager.leader.LeadershipListener() {
+                .listener(new LeadershipListener() {
                     @Override
-                    public void elected(io.github.lockmanager.leader.Term term) {
+                    public void elected(Term term) {
                         out.println("ELECTED " + term.number() + " " + (counter == null ? 0 : counter.next()));
                     }
 
                     @Override
-                    public void revoked(io.github.lockmanager.leader.Term term,
-                                        io.github.lockmanager.LockLossReason reason) {
+                    public void revoked(Term term, LockLossReason reason) {
                         out.println("REVOKED " + term.number() + " " + reason + " "
                                 + (counter == null ? 0 : counter.next()));
                     }

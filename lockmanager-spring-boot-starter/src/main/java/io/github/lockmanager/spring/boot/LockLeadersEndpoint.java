@@ -40,7 +40,7 @@ public class LockLeadersEndpoint {
         for (LockManagerLeaderInitiator initiator : initiators.initiators()) {
             String role = initiator.getCandidate().getRole();
             Long term = initiator.getContext().term().map(Term::number).orElse(null);
-            var leader = LeaderElection.leaderOf(manager, role, manager.getDefaultLevel());
+            var leader = LeaderElection.leaderOf(manager, role, initiator.getLevel());
             views.add(new LeaderView(role, initiator.getCandidate().getId(), term != null, term,
                     leader.map(l -> l.node()).orElse(null), leader.map(l -> l.member()).orElse(null),
                     leader.map(l -> l.term()).orElse(null), leader.map(l -> String.valueOf(l.since())).orElse(null)));

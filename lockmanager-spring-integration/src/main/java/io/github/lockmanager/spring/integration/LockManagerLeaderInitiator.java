@@ -81,6 +81,12 @@ public final class LockManagerLeaderInitiator implements SmartLifecycle {
         return candidate;
     }
 
+    /** The level of the role's lock: the one set, else the manager's default level. */
+    public LockLevel getLevel() {
+        LockLevel set = level;
+        return set != null ? set : manager.getDefaultLevel();
+    }
+
     @Override
     public synchronized void start() {
         if (election != null) {
