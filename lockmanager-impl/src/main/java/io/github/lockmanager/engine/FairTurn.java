@@ -34,6 +34,11 @@ final class FairTurn {
     volatile LockHandle clearOf;
     /** Whether the last try was held back by an earlier request rather than refused by a holder. */
     volatile boolean behind;
+    /**
+     * When the lease of the request that held this one back last ends, in the store's time: a request of a node that
+     * died holds the line no longer than that, so a waiter that only watches its line looks again then.
+     */
+    volatile Instant blockerExpires;
     /** The last pause of a wait held back while the key was free, for the next to double; 0 after another park. */
     long behindPauseNanos;
     /** Set by deadlock detection when this wait was chosen to end: its next try fails with that cycle. */

@@ -4,6 +4,7 @@ import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
+import io.github.lockmanager.TimeSource;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.CallDeadline;
@@ -11,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -51,6 +53,7 @@ final class Parking {
     private final Events events;
     private final WaitQueue queue;
     private final Requests requests;
+    private final TimeSource time;
 
     Parking(EngineSettings settings, WaitQueue queue, Requests requests, Events events) {
         this.nodeId = settings.nodeId();
@@ -59,6 +62,7 @@ final class Parking {
         this.events = events;
         this.queue = queue;
         this.requests = requests;
+        this.time = settings.timeSource();
     }
 
     /**
@@ -72,6 +76,7 @@ final class Parking {
             events.waitingFor(waiter.refusedKey().name(), waiter.refusedKey().level());
         }
         waiter.triedBefore = true;
+        armLine(waiter);
         long budget = waiter.budgetNanos;
         try {
             if (budget == 0 || budget == Long.MAX_VALUE) {
@@ -135,6 +140,10 @@ final class Parking {
         if (waiter.turn != null && waiter.turn.behind) {
             return parkBehind(waiter, remainingNanos);
         }
+        if (waiter.lineArmed) {
+            // nothing stands before it in line any more: the key's release is all it waits for
+            unwatch(waiter);
+        }
         if (held.isHeldOnThisNode()) {
             queue.add(waiter);
             if (queue.noneLeft(waiter.refusedKey())) {
@@ -172,13 +181,20 @@ final class Parking {
      * and then withdraws, so the waiter watches the key's release, as a waiter refused by its holder does: it is woken
      * when the earlier one lets go, and finds itself first. Where the key is free now (the earlier one is about to
      * take it) the store wakes it at once; it then pauses 1 ms, twice as long each time that happens in a row, up to
-     * 4 ms, so that a line whose first request is a dead node's (it ends with its short lease) costs no spin. A turn a local release gave it goes on to the next local waiter.
+     * 4 ms, so that a line whose first request is a dead node's (it ends with its short lease) costs no spin. A turn a
+     * local release gave it goes on to the next local waiter. A waiter that watched its line before this try read it
+     * ({@link #armLine}) watches nothing more: a withdrawal wakes it (at once if one came during the try), else it
+     * reads the line again when the lease of the request that held it back ends.
      */
     private long parkBehind(Waiter waiter, long remainingNanos) {
         FairTurn turn = waiter.turn;
         if (waiter.wokenByRelease) {
             waiter.wokenByRelease = false;
             queue.keyGone(waiter.refusedKey());
+        }
+        if (waiter.lineArmed) {
+            turn.behindPauseNanos = 0;
+            return waiter.lineMoved ? 0 : Math.min(untilBlockerEnds(turn), remainingNanos);
         }
         Thread parking = Thread.currentThread();
         boolean[] freeNow = {false};
@@ -208,6 +224,44 @@ final class Parking {
             pause = waiter.backoff.nextNanos();
         }
         return Math.min(pause, remainingNanos);
+    }
+
+    /**
+     * Before a try of a registered fair waiter that an earlier request held back last time: watches the key's line
+     * first, so that the try's read of the line and any withdrawal after it cannot pass each other unseen. Held back
+     * again, it then parks on that watch alone ({@link #parkBehind}): the key's releases, which only the first in line
+     * can use, do not wake it, and the store's calls at a hand-over are the next holder's. Where the store announces
+     * nothing it parks as before.
+     */
+    private void armLine(Waiter waiter) {
+        FairTurn turn = waiter.turn;
+        if (turn == null) {
+            return;
+        }
+        boolean wasBehind = turn.behind;
+        // set again by this try if it reads the line: a try refused by a holder of this node reads none
+        turn.behind = false;
+        if (!wasBehind || !watchesLine(waiter) || turn.clearOf == turn.request || waiter.unwatch != null) {
+            return;
+        }
+        waiter.lineMoved = false;
+        watchLine(waiter, turn);
+        waiter.lineArmed = waiter.unwatch != null;
+    }
+
+    /**
+     * How long a waiter that watches only its line sleeps before it reads the line again: until the lease of the
+     * request before it ends (a dead node's ends then; a live one's was renewed meanwhile), at least 1 ms and at most
+     * the safety look's interval.
+     */
+    private long untilBlockerEnds(FairTurn turn) {
+        long longest = pollNanos * ANNOUNCED_SAFETY_INTERVALS;
+        Instant expires = turn.blockerExpires;
+        if (expires == null) {
+            return longest;
+        }
+        long left = Duration.between(time.now(), expires).toNanos() + BEHIND_FIRST_PAUSE_NANOS;
+        return Math.max(BEHIND_FIRST_PAUSE_NANOS, Math.min(longest, left));
     }
 
     /**
@@ -242,6 +296,7 @@ final class Parking {
                 // at once, on this thread: no request of the line is live, this one's included (its lease ran out
                 // unrenewed); its next try finds that out, so the watch of the key is enough
                 if (answered[0] || Thread.currentThread() != parking) {
+                    waiter.lineMoved = true;
                     waiter.wake();
                 }
             });
@@ -277,12 +332,17 @@ final class Parking {
 
     /** Out of the queue and the store's watch: before each try, and when the wait ends. */
     void unpark(Waiter waiter) {
+        unwatch(waiter);
+        queue.remove(waiter);
+    }
+
+    private static void unwatch(Waiter waiter) {
+        waiter.lineArmed = false;
         Runnable unwatch = waiter.unwatch;
         if (unwatch != null) {
             waiter.unwatch = null;
             unwatch.run();
         }
-        queue.remove(waiter);
     }
 
     /**

@@ -115,6 +115,7 @@ final class Requests {
                     break;
                 }
                 if (blocks(note.mode(), mode)) {
+                    turn.blockerExpires = request.expirationTime();
                     return refusal(key, request, note);
                 }
             } else if (note.mode().conflictsWith(mode) && (since == null || request.lockTime().isBefore(since))) {

@@ -26,6 +26,12 @@ abstract class Waiter {
      */
     volatile boolean wokenByRelease;
     volatile Runnable unwatch;
+    /**
+     * Whether {@link #unwatch} is a watch of its fair turn's line armed before this try read the line
+     * ({@link Parking#tryOnce}), so that a withdrawal after that read wakes it; and whether one did.
+     */
+    volatile boolean lineArmed;
+    volatile boolean lineMoved;
     PollBackoff backoff;
     /** Whether a try was made: later tries' refusals are this wait's, counted once. */
     boolean triedBefore;

@@ -161,6 +161,79 @@ public abstract class RequestContract extends ContractNodes {
         assertThat(counted.calls("inspect") - reads).as("reads of the line after it found itself first").isZero();
     }
 
+    /**
+     * Where withdrawals are announced, a fair waiter behind others parks on its line alone: the key's releases, which
+     * only the first in line can use, do not wake it, so the store calls at a hand-over are the next holder's. Node b's
+     * only waiter watches the key when it registers and once more when it is first, however many take the key before
+     * it (a waiter woken by each release watched it after each).
+     */
+    @Test
+    void aWaiterBehindOthersIsNotWokenByTheKeysReleases() throws Exception {
+        waiterBehindOthers(false);
+    }
+
+    /** The same for a task's wait: its tries run on task threads, and a withdrawal heard during one is not lost. */
+    @Test
+    void aTaskWaitingBehindOthersIsNotWokenByTheKeysReleases() throws Exception {
+        waiterBehindOthers(true);
+    }
+
+    private void waiterBehindOthers(boolean task) throws Exception {
+        LockManager a = node("a");
+        InstrumentedStore counted = new InstrumentedStore(store());
+        LockManager b = start(nodeBuilder("b", counted).waitPollInterval(Duration.ofMinutes(10)));
+        assumeTrue(announcesReleases(LockKey.of(LockLevel.DC, "farm1", clientId, "behind").requests()),
+                () -> "store " + store() + " does not announce withdrawn requests: a waiter behind others polls");
+        HeldElsewhere holder = holdInThread(a, "behind");
+        List<String> served = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch firstLetsGo = new CountDownLatch(1);
+        CountDownLatch secondLetsGo = new CountDownLatch(1);
+        holdInTurn(a, "first", served, firstLetsGo, failure);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "behind").size() == 1);
+        holdInTurn(a, "second", served, secondLetsGo, failure);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "behind").size() == 2);
+        if (task) {
+            b.lockForTaskAsync(fair("behind"), LONG, TaskOptions.named("third")).whenComplete((lock, e) -> {
+                if (e != null) {
+                    failure.compareAndSet(null, e);
+                } else {
+                    served.add("third");
+                    lock.close();
+                }
+            });
+        } else {
+            waitInTurn(b, "third", fair("behind"), served, failure);
+        }
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "behind").size() == 3);
+
+        long reads = counted.calls("inspect");
+        holder.letGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.size() == 1 || failure.get() != null);
+        // the first's withdrawal woke the third, which read the line again
+        await().atMost(30, TimeUnit.SECONDS).until(() -> counted.calls("inspect") > reads);
+        firstLetsGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.size() == 2 || failure.get() != null);
+        secondLetsGo.countDown();
+        await().atMost(30, TimeUnit.SECONDS).until(() -> served.size() == 3 || failure.get() != null);
+        assertThat(failure.get()).isNull();
+        assertThat(served).containsExactly("first", "second", "third");
+        assertThat(counted.lockWatches()).as("watches of the key by the waiter behind two others").isLessThanOrEqualTo(2);
+    }
+
+    /** A thread of {@code node} that waits fairly for key "behind", notes its name in {@code served}, holds it until {@code letGo}. */
+    private void holdInTurn(LockManager node, String name, List<String> served, CountDownLatch letGo,
+                            AtomicReference<Throwable> failure) {
+        spawn(name, () -> {
+            try (LockResource held = node.waitForLock(fair("behind"), LONG)) {
+                served.add(name);
+                letGo.await();
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+    }
+
     @Test
     void fairWaitersOnTwoNodesAreServedInTheOrderTheyAsked() throws Exception {
         LockManager a = node("a");

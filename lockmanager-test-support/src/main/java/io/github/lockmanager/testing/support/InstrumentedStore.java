@@ -27,6 +27,7 @@ public final class InstrumentedStore extends CountingLockStore {
     private volatile boolean renewalsLost;
     private volatile boolean nextAcquireAmbiguous;
     private volatile Duration acquireAnswerDelay = Duration.ZERO;
+    private final java.util.concurrent.atomic.AtomicLong lockWatches = new java.util.concurrent.atomic.AtomicLong();
 
     public InstrumentedStore(LockStore store) {
         super(store);
@@ -38,6 +39,20 @@ public final class InstrumentedStore extends CountingLockStore {
         if (unreachable) {
             throw new LockManagerException(ErrorCode.CONNECTION_ERROR, "test: store unreachable (" + operation + ")");
         }
+    }
+
+    /** Counts watches of a lock's own key apart from those of its line of requests ({@link #lockWatches}). */
+    @Override
+    public Runnable watchRelease(io.github.lockmanager.spi.LockKey key, Runnable wake) throws LockManagerException {
+        if (!key.isRequests()) {
+            lockWatches.incrementAndGet();
+        }
+        return super.watchRelease(key, wake);
+    }
+
+    /** How many times a waiter watched a lock's key for its release (its line of requests not counted). */
+    public long lockWatches() {
+        return lockWatches.get();
     }
 
     @Override
