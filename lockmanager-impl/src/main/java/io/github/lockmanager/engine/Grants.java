@@ -85,7 +85,7 @@ final class Grants {
                 && !table.all(mine.key().level(), key).isEmpty();
         throw holder == null
                 ? new AlreadyLockedException(key, null, null, false)
-                : new AlreadyLockedException(key, holder.nodeId(), holder.threadName(), here);
+                : new HeldUntil(key, holder.nodeId(), holder.threadName(), here, holder.expirationTime());
     }
 
     /** Asks the store for {@code mine}; on anything but success {@code mine} is ended and out of the table. */

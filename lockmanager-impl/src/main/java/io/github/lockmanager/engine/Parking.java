@@ -34,7 +34,8 @@ final class Parking {
     /**
      * How many poll intervals a waiter whose store announces releases (PostgreSQL, Redis) waits for the announcement
      * before it asks the store again anyway, in case one was missed (the store's listener reconnected meanwhile): 5 s
-     * at the default interval, so that such a waiter costs well under one store call a second.
+     * at the default interval, so that such a waiter costs well under one store call a second. It asks sooner when the
+     * lease of the holder that refused it ends before then ({@link HeldUntil}): a holder that died announces nothing.
      */
     private static final int ANNOUNCED_SAFETY_INTERVALS = 50;
     /**
@@ -160,8 +161,11 @@ final class Parking {
             pause = waiter.backoff.nextNanos();
             watch(waiter);
             if (waiter.unwatch != null) {
-                // the store announces the release: a try now and then only makes up for an announcement missed
-                pause = Math.max(pause, pollNanos * ANNOUNCED_SAFETY_INTERVALS);
+                // the store announces the release: a try now and then only makes up for an announcement missed, or
+                // for a holder that died, which announces nothing: it looks again when that holder's lease ends (one
+                // past by this node's clock but not the store's is polled for with the backoff)
+                long untilEnd = untilLeaseEnds(waiter.holderLeaseEnd);
+                pause = untilEnd > BEHIND_FIRST_PAUSE_NANOS ? untilEnd : pause;
                 watchLineIfNotFirst(waiter);
             }
         }
@@ -255,13 +259,19 @@ final class Parking {
      * the safety look's interval.
      */
     private long untilBlockerEnds(FairTurn turn) {
+        return Math.max(BEHIND_FIRST_PAUSE_NANOS, untilLeaseEnds(turn.blockerExpires));
+    }
+
+    /**
+     * The time until {@code leaseEnd} (a record's, in the store's time) and 1 ms more, read on this node's clock: at
+     * most the safety look's interval, which is also the answer when there is no lease end to go by.
+     */
+    private long untilLeaseEnds(Instant leaseEnd) {
         long longest = pollNanos * ANNOUNCED_SAFETY_INTERVALS;
-        Instant expires = turn.blockerExpires;
-        if (expires == null) {
+        if (leaseEnd == null) {
             return longest;
         }
-        long left = Duration.between(time.now(), expires).toNanos() + BEHIND_FIRST_PAUSE_NANOS;
-        return Math.max(BEHIND_FIRST_PAUSE_NANOS, Math.min(longest, left));
+        return Math.min(longest, Duration.between(time.now(), leaseEnd).toNanos() + BEHIND_FIRST_PAUSE_NANOS);
     }
 
     /**

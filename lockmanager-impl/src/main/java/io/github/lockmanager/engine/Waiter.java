@@ -4,6 +4,8 @@ import io.github.lockmanager.AlreadyLockedException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.spi.LockKey;
 
+import java.time.Instant;
+
 /**
  * One wait for a lock, a thread's or a task's: what it waits for, how long, and where it is parked between tries (in
  * the {@link WaitQueue} of the key that refused it, or watching the store). {@link #wake()} is how a local release, a
@@ -40,6 +42,8 @@ abstract class Waiter {
      * holder alone: the refusal itself would keep its stack trace, more than the rest of the waiter together.
      */
     private Refusal refused;
+    /** When the lease of the holder that refused the last try ends, where the store said ({@link HeldUntil}). */
+    Instant holderLeaseEnd;
 
     Waiter(LockKey key, LockMode mode, long budgetNanos, FairTurn turn) {
         this.key = key;
@@ -71,6 +75,7 @@ abstract class Waiter {
     final void refusedBy(AlreadyLockedException held) {
         refused = new Refusal(held.getKey(), held.getHolderNodeId(), held.getHolderThreadName(),
                 held.isHeldOnThisNode());
+        holderLeaseEnd = held instanceof HeldUntil until ? until.leaseEnd : null;
         boolean own = held.getKey().equals(key.name());
         refusedKey = own ? key : key.withName(held.getKey());
         refusedMode = own ? mode : mode.intention();

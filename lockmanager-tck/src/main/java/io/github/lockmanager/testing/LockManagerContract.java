@@ -368,6 +368,37 @@ public abstract class LockManagerContract extends ContractNodes {
     }
 
     /**
+     * A holder whose node died announces no release. A waiter on a store that announces releases looks again when that
+     * holder's lease ends, as the store showed it at the refusal, not at its next look in case an announcement was
+     * missed (here 50 poll intervals of 10 minutes): a thread's wait and a task's on the node that takes over.
+     */
+    @Test
+    void aWaiterTakesTheKeyOfAHolderThatDiedWhenItsLeaseEnds() throws Exception {
+        LockKey key = LockKey.of(LockLevel.DC, "farm1", clientId, "job");
+        InstrumentedStore cut = new InstrumentedStore(store());
+        LockManager dead = start(nodeBuilder("dead", cut).lease(Duration.ofSeconds(3)));
+        HeldElsewhere holder = holdInThread(dead, "job");
+        assumeTrue(announcesReleases(key), () -> "store " + store() + " does not announce releases: its waiters poll");
+        // the node is cut off from the store: it neither renews nor releases its lock, as if it had died
+        cut.setUnreachable(true);
+        LockManager a = start(nodeBuilder("a", new InstrumentedStore(store())).waitPollInterval(Duration.ofMinutes(10)));
+        long cutAt = System.nanoTime();
+        // each lets go at once: the other, woken by that release, takes the key next
+        CompletableFuture<Long> task = a.lockForTaskAsync(LockSpec.of("job"), Duration.ofSeconds(40),
+                TaskOptions.named("t")).toCompletableFuture().thenApply(lock -> {
+                    lock.close();
+                    return System.nanoTime();
+                });
+        try (LockResource lock = a.waitForLock(LockSpec.of("job"), Duration.ofSeconds(40))) {
+            assertThat(Duration.ofNanos(System.nanoTime() - cutAt)).as("the thread's wait, with a 3 s lease to end")
+                    .isLessThan(Duration.ofSeconds(20));
+        }
+        assertThat(Duration.ofNanos(task.get(60, TimeUnit.SECONDS) - cutAt)).as("the task's wait")
+                .isLessThan(Duration.ofSeconds(20));
+        assertThat(holder.resource.isLost()).as("the cut-off holder's lock").isTrue();
+    }
+
+    /**
      * A waiter on a store that announces releases is woken by the announcement, and asks the store again only now and
      * then in case one was missed: at the default poll interval at most one store call (a try, or a mark of the key as
      * waited for) per second of waiting, a thread's wait or a task's.
