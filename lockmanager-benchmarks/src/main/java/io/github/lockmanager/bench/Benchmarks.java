@@ -315,6 +315,13 @@ public final class Benchmarks {
                 + "other node, order inversions (pairs asked in one order and granted in the other while both waited), "
                 + "the median time from a release on one node to the grant on the other, and the round trips (Redis: "
                 + "commands) of an uncontended fair lock+unlock.\n"
+                + "18. Leader failover: 3 member processes of one election, each a JVM of its own, the leader's killed "
+                + "with SIGKILL once all have joined; the time from the kill to another member's elected callback, "
+                + "over 5 kills each in an election of its own (median, and every kill). Each library is given 3 s: "
+                + "lockmanager's `LeaderElection` lease, the time to live of Spring Integration's `JdbcLockRegistry` "
+                + "under its `LockRegistryLeaderInitiator` (on the same PostgreSQL), the session timeout of Curator's "
+                + "`LeaderLatch` (on one ZooKeeper test server of curator-test, tick 500 ms, beside lockmanager on "
+                + "Redis); every other setting its default.\n"
                 + COST_MODEL;
     }
 

@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The full run of the {@code bench} profile: every figure of {@link Benchmarks}, then figure 9 ({@link PeerBench})
- * and figure 17 ({@link FairnessBench}), whose peer libraries are on the test class path only. Writes one table to {@code -Dbench.out}.
+ * The full run of the {@code bench} profile: every figure of {@link Benchmarks}, then figure 9 ({@link PeerBench}),
+ * figure 17 ({@link FairnessBench}) and figure 18 ({@link FailoverBench}), whose peer libraries are on the test class
+ * path only. Writes one table to {@code -Dbench.out}.
  */
 public final class AllBenchmarks {
     private AllBenchmarks() {
@@ -18,6 +19,7 @@ public final class AllBenchmarks {
         Report report = Benchmarks.run(settings, versions);
         new PeerBench(settings, report).run();
         new FairnessBench(settings, report).run();
+        new FailoverBench(settings, report).run();
         versions.add("peers " + System.getProperty("bench.peers", "as pinned in the parent pom") + " (Redis at "
                 + Contenders.REDIS_URL + ")");
         Benchmarks.write(report, versions, Path.of(System.getProperty("bench.out", "target/benchmarks.md")));
