@@ -6,7 +6,11 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** {@link LeaderProcessesTest} on Aerospike: skipped unless {@code -Daerospike.host} names a server. */
+/**
+ * {@link LeaderProcessesTest} on Aerospike: skipped unless {@code -Daerospike.host} names a server; its restart case
+ * also needs {@code -Daerospike.stop} and {@code -Daerospike.start}, the commands that stop and start that server
+ * (which keeps its records: a namespace on a device or file).
+ */
 class AerospikeLeaderProcessesTest extends LeaderProcessesTest {
     @BeforeAll
     static void requireServer() {
@@ -16,6 +20,52 @@ class AerospikeLeaderProcessesTest extends LeaderProcessesTest {
     @Override
     Stores.Target target() {
         return Stores.aerospike("leaders");
+    }
+
+    @Override
+    OwnServer ownServer() {
+        String stop = System.getProperty("aerospike.stop", "");
+        String start = System.getProperty("aerospike.start", "");
+        if (stop.isBlank() || start.isBlank()) {
+            return null;
+        }
+        return new OwnServer() {
+            @Override
+            public int port() {
+                return -1;
+            }
+
+            @Override
+            public Map<String, String> settings() {
+                return Map.of();
+            }
+
+            @Override
+            public boolean losesData() {
+                return false;
+            }
+
+            @Override
+            public void crash() throws Exception {
+                run(stop);
+            }
+
+            @Override
+            public void start() throws Exception {
+                run(start);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private static void run(String command) throws Exception {
+        Process process = new ProcessBuilder("sh", "-c", command).inheritIO().start();
+        if (!process.waitFor(120, java.util.concurrent.TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new IllegalStateException("'" + command + "' failed");
+        }
     }
 
     @Override

@@ -142,8 +142,14 @@ public final class ClusterNode {
 
     /** An initialized Redis store on its own client for {@code uri}, keys starting with {@code prefix}. */
     static LockStore redis(String uri, String prefix) throws LockManagerException {
-        RedisLockStore store = RedisLockStore.builder(uri).keyPrefix(prefix + ":").operationTimeout(Duration.ofSeconds(1))
-                .build();
+        RedisLockStore.Builder builder = RedisLockStore.builder(uri).keyPrefix(prefix + ":")
+                .operationTimeout(Duration.ofSeconds(1));
+        Long quarantine = Long.getLong("node.redis.quarantine");
+        if (quarantine != null) {
+            // a test that restarts its server: grants wait this long after the restart, not the default 60 s
+            builder.restartQuarantine(Duration.ofMillis(quarantine));
+        }
+        RedisLockStore store = builder.build();
         store.initialize();
         return store;
     }

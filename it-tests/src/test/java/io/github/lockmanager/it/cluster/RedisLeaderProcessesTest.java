@@ -4,7 +4,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** {@link LeaderProcessesTest} on Redis. */
+/** {@link LeaderProcessesTest} on Redis; its restart loses every lock (a server of the test's own, no persistence). */
 class RedisLeaderProcessesTest extends LeaderProcessesTest {
     private static final int PORT = 6379;
 
@@ -24,5 +24,43 @@ class RedisLeaderProcessesTest extends LeaderProcessesTest {
     @Override
     int storePort() {
         return PORT;
+    }
+
+    /** A server of the test's own, killed and started again empty at once: the restart quarantine holds grants back. */
+    @Override
+    OwnServer ownServer() throws Exception {
+        RedisServerProcess redis = new RedisServerProcess();
+        return new OwnServer() {
+            @Override
+            public int port() {
+                return redis.port;
+            }
+
+            @Override
+            public Map<String, String> settings() {
+                // grants wait this long after the restart (the lease), not the default 60 s
+                return Map.of("node.redis.quarantine", Long.toString(LEASE));
+            }
+
+            @Override
+            public boolean losesData() {
+                return true;
+            }
+
+            @Override
+            public void crash() throws Exception {
+                redis.kill();
+            }
+
+            @Override
+            public void start() throws Exception {
+                redis.start();
+            }
+
+            @Override
+            public void close() throws Exception {
+                redis.close();
+            }
+        };
     }
 }
