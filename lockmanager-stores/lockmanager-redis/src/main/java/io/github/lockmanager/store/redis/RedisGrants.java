@@ -44,7 +44,8 @@ final class RedisGrants {
         String[] args = {RedisLayout.holderField(handle), RedisEntries.mode(request.mode(), request.permits()),
                 Long.toString(lease.toMillis()), Long.toString(access.retentionMillis()),
                 request.predecessor() == null ? "" : RedisLayout.holderField(request.predecessor()),
-                RedisEntries.tail(request.nodeId(), request.threadName()), restart[0], restart[1]};
+                RedisEntries.tail(request.nodeId(), request.threadName()), restart[0], restart[1],
+                handle.key().isRequests() ? "1" : "0"};
         return access.call("acquire lock '" + handle.key().name() + "' " + request.mode(), timeout -> {
             long deadline = RedisAccess.deadline(timeout);
             RedisFuture<Object> sent = access.send(RedisScripts.ACQUIRE, keys, args);

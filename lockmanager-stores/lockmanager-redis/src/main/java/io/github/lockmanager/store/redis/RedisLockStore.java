@@ -329,10 +329,14 @@ public final class RedisLockStore implements LockStore {
                 attempt -> (Long) access.<List<?>>run(RedisScripts.MARK_WAITED, attempt, keys).get(0) == 1);
     }
 
-    /** Wakes the waiter at the release's message on the store's channel, after marking the key as waited for (one script). */
+    /**
+     * Wakes the waiter at the release's message on the store's channel, after marking the key as waited for (one
+     * script). A line of requests needs no mark: each request's grant marked it for good, so a fair waiter, whose own
+     * request is in the line, watches it without a call.
+     */
     @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
-        return listener.watch(key.storageKey(), wake, markWaiter(key));
+        return listener.watch(key.storageKey(), wake, key.isRequests() ? () -> true : markWaiter(key));
     }
 
     /** The {@linkplain Builder#restartQuarantine restart quarantine}, or {@code null} when it is off. */
@@ -353,8 +357,6 @@ public final class RedisLockStore implements LockStore {
         quarantine.ended(layout.prefix());
     }
 
-    /** Every mode: a key's holders share its hash, and one script decides by all of them. */
-    /** A request naming its predecessor takes the predecessor's entry over in the script that grants it. */
     /** Closes the store's connections, and the client if the store made it. */
     @Override
     public void close() {

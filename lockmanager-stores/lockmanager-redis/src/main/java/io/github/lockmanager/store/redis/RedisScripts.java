@@ -13,7 +13,7 @@ import java.security.NoSuchAlgorithmException;
  *
  * <p>A key's hash ({@link RedisLayout}) has the fields {@code f} (the fencing counter: the last token granted),
  * {@code a} (the abort mark: holders whose token is at most it are asked to abort), {@code w} (a waiter on some node
- * wants the next release published), {@code r} (the last release call), the caller's data ({@code d:<name>}, see
+ * wants the next release published; {@code s} on a line of requests: every release), {@code r} (the last release call), the caller's data ({@code d:<name>}, see
  * {@link RedisLockData}) and one field {@code h:<owner token>} per holder, whose value is
  * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}, where the mode is
  * its {@linkplain LockMode#code() code}, and for a permit holder the code, a colon and its number of permits
@@ -68,7 +68,8 @@ final class RedisScripts {
      * KEYS[1] the key's hash, KEYS[2] the incarnation marker of its slot ({@link RedisIncarnation}); ARGV: the holder
      * field, the mode as entries write it, lease ms, retention ms, the predecessor's field (or empty), the entry's tail
      * ({@code <node id length> <node id><thread name>}), the restart quarantine ms (0: none), {@code 1} if the server
-     * keeps every write it acknowledged across a restart. Answers {@code {1, entry, now, abort mark}} when granted
+     * keeps every write it acknowledged across a restart, {@code 1} if the key is a line of requests (a grant marks it
+     * for good as waited for: see {@link #RELEASE}). Answers {@code {1, entry, now, abort mark}} when granted
      * (also when the request's own live entry is there already: an earlier attempt applied),
      * {@code {0, entry, now, abort mark, field}} naming a live holder in the way (one in a conflicting mode, a permit
      * holder of another number, or one of the permit holders when all permits are taken), {@code {0, '', now, abort
@@ -114,6 +115,7 @@ final class RedisScripts {
             local entry = ARGV[2] .. ' ' .. num(now + tonumber(ARGV[3])) .. ' ' .. num(now) .. ' ' .. num(tk) .. ' ' .. ARGV[6]
             if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
             redis.call('HSET', KEYS[1], 'f', num(tk), mine, entry)
+            if ARGV[9] == '1' then redis.call('HSET', KEYS[1], 'w', 's') end
             local ttl = tonumber(ARGV[3]) + tonumber(ARGV[4])
             if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
             return {1, entry, now, abort}
@@ -124,7 +126,8 @@ final class RedisScripts {
      * the entry and notes it with the nonce as the key's last release ({@code r}, until the next grant), so that the
      * same call sent again (a retry, or Lettuce sending a command again after a reconnect lost its answer) answers as
      * it did the first time, while another release of the same entry finds it gone; publishes the storage key on the
-     * channel if a waiter marked the key. Answers {1} if the entry was live, {0} if its lease had ended, {-1} if it was
+     * channel if a waiter marked the key, and takes the mark off unless it is a line's lasting one ({@code s}, set by
+     * each request's grant: every withdrawal from a line is published, and its waiters watch it with no call). Answers {1} if the entry was live, {0} if its lease had ended, {-1} if it was
      * not there.
      */
     static final Script RELEASE = Script.of("release", """
@@ -136,7 +139,11 @@ final class RedisScripts {
             end
             redis.call('HDEL', KEYS[1], ARGV[1])
             redis.call('HSET', KEYS[1], 'r', call)
-            if redis.call('HDEL', KEYS[1], 'w') == 1 then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
+            local w = redis.call('HGET', KEYS[1], 'w')
+            if w then
+              if w ~= 's' then redis.call('HDEL', KEYS[1], 'w') end
+              redis.call('PUBLISH', ARGV[2], ARGV[3])
+            end
             if lease(v) > now then return {1} end
             return {0}
             """);

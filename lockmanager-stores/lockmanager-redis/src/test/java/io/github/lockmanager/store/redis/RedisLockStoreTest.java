@@ -176,6 +176,35 @@ class RedisLockStoreTest {
         assertThat(stats.calls("publish")).as("a release nobody waits for").isZero();
     }
 
+    /**
+     * A line of requests is marked as waited for by each request's grant, and keeps the mark: every withdrawal is
+     * published, and a fair waiter watches the line with no command, however often it is woken.
+     */
+    @Test
+    void aLineOfRequestsIsWatchedWithoutACommandAndEveryWithdrawalIsPublished() throws Exception {
+        LockKey line = key("fair").requests();
+        LockHandle first = new LockHandle(line, "first");
+        LockHandle second = new LockHandle(line, "second");
+        LockHandle third = new LockHandle(line, "third");
+        for (LockHandle request : List.of(first, second, third)) {
+            assertThat(store.acquire(LockRequest.permit(request, "n", "t", 1000), LEASE).isAcquired()).isTrue();
+        }
+        try (RedisLockStore other = fresh(RedisLockStore.builder(redis.uri())).build()) {
+            other.initialize();
+            for (LockHandle withdrawn : List.of(first, second)) {
+                stats.reset();
+                CompletableFuture<Void> woken = new CompletableFuture<>();
+                assertThat(other.watchRelease(line, () -> woken.complete(null))).isNotNull();
+                assertThat(stats.calls("evalsha") + stats.calls("eval")).as("commands to watch the line").isZero();
+                assertThat(woken).isNotDone();
+                store.release(withdrawn);
+                woken.get(10, TimeUnit.SECONDS);
+                assertThat(stats.calls("publish")).as("the withdrawal of " + withdrawn.ownerToken()).isEqualTo(1);
+            }
+        }
+        store.release(third);
+    }
+
     @Test
     void anIdleHashExpiresAfterTheRetentionAndItsKeysTokensStillRise() throws Exception {
         LockKey key = key("idle");
