@@ -29,36 +29,7 @@ class AerospikeLeaderProcessesTest extends LeaderProcessesTest {
         if (stop.isBlank() || start.isBlank()) {
             return null;
         }
-        return new OwnServer() {
-            @Override
-            public int port() {
-                return -1;
-            }
-
-            @Override
-            public Map<String, String> settings() {
-                return Map.of();
-            }
-
-            @Override
-            public boolean losesData() {
-                return false;
-            }
-
-            @Override
-            public void crash() throws Exception {
-                run(stop);
-            }
-
-            @Override
-            public void start() throws Exception {
-                run(start);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return new OwnServer(-1, Map.of(), false, () -> run(stop), () -> run(start), () -> { });
     }
 
     private static void run(String command) throws Exception {

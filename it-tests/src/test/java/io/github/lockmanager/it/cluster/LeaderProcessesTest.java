@@ -100,19 +100,21 @@ class LeaderProcessesTest {
         return settings;
     }
 
-    /** A store server of the test's own, which it crashes and starts again on the same port. */
-    interface OwnServer extends AutoCloseable {
-        int port();
+    /**
+     * A store server of the test's own, which it crashes and starts again on the same port ({@code -1}: the store the
+     * target names, reached directly); {@code settings} are what the members need to know of it beyond its port, and
+     * {@code losesData} whether a crash loses its records (Redis without persistence) or keeps what was committed.
+     */
+    record OwnServer(int port, Map<String, String> settings, boolean losesData, Step crash, Step start, Step stop)
+            implements AutoCloseable {
+        interface Step {
+            void run() throws Exception;
+        }
 
-        /** What the members need to know of it beyond its port. */
-        Map<String, String> settings();
-
-        /** Whether a crash loses its records (Redis without persistence) or keeps what was committed (PostgreSQL). */
-        boolean losesData();
-
-        void crash() throws Exception;
-
-        void start() throws Exception;
+        @Override
+        public void close() throws Exception {
+            stop.run();
+        }
     }
 
     /** This store's own server for the restart case, or {@code null} where none can be run here. */
@@ -121,37 +123,7 @@ class LeaderProcessesTest {
             return null;
         }
         PostgresServerProcess postgres = new PostgresServerProcess();
-        return new OwnServer() {
-            @Override
-            public int port() {
-                return postgres.port;
-            }
-
-            @Override
-            public Map<String, String> settings() {
-                return Map.of();
-            }
-
-            @Override
-            public boolean losesData() {
-                return false;
-            }
-
-            @Override
-            public void crash() throws Exception {
-                postgres.crash();
-            }
-
-            @Override
-            public void start() throws Exception {
-                postgres.start();
-            }
-
-            @Override
-            public void close() throws Exception {
-                postgres.close();
-            }
-        };
+        return new OwnServer(postgres.port, Map.of(), false, postgres::crash, postgres::start, postgres::close);
     }
 
     /** The store's port on the loopback address, which a proxy forwards to. */
@@ -263,14 +235,14 @@ class LeaderProcessesTest {
             awaitWrites(first.member());
 
             long down = System.nanoTime();
-            server.crash();
+            server.crash().run();
             if (server.losesData()) {
-                server.start();
+                server.start().run();
             }
             String[] revoked = first.member().await("REVOKED " + first.term(), REPORT).split(" ");
             long toldAfter = Duration.ofNanos(System.nanoTime() - down).toMillis();
             if (!server.losesData()) {
-                server.start();
+                server.start().run();
             }
             Elected next = nextElected(members);
             System.out.printf("%s: server crashed and restarted%s; the leader told %s after %d ms; next leader (%s) "

@@ -26,41 +26,14 @@ class RedisLeaderProcessesTest extends LeaderProcessesTest {
         return PORT;
     }
 
-    /** A server of the test's own, killed and started again empty at once: the restart quarantine holds grants back. */
+    /**
+     * A server of the test's own, killed and started again empty at once; grants wait the restart quarantine after
+     * the restart, here the lease rather than the default 60 s.
+     */
     @Override
     OwnServer ownServer() throws Exception {
         RedisServerProcess redis = new RedisServerProcess();
-        return new OwnServer() {
-            @Override
-            public int port() {
-                return redis.port;
-            }
-
-            @Override
-            public Map<String, String> settings() {
-                // grants wait this long after the restart (the lease), not the default 60 s
-                return Map.of("node.redis.quarantine", Long.toString(LEASE));
-            }
-
-            @Override
-            public boolean losesData() {
-                return true;
-            }
-
-            @Override
-            public void crash() throws Exception {
-                redis.kill();
-            }
-
-            @Override
-            public void start() throws Exception {
-                redis.start();
-            }
-
-            @Override
-            public void close() throws Exception {
-                redis.close();
-            }
-        };
+        return new OwnServer(redis.port, Map.of("node.redis.quarantine", Long.toString(LEASE)), true, redis::kill,
+                redis::start, redis::close);
     }
 }

@@ -55,6 +55,33 @@ final class HBaseCluster {
         return total;
     }
 
+    /**
+     * Aborts every region server of the mini cluster at once, as a crash would, and waits until they are gone.
+     *
+     * @return {@code false} on an external cluster, which the tests do not crash
+     */
+    static synchronized boolean crashRegionServers() {
+        connection();
+        if (miniCluster == null) {
+            return false;
+        }
+        var cluster = miniCluster.getMiniHBaseCluster();
+        int servers = cluster.getRegionServerThreads().size();
+        for (int i = 0; i < servers; i++) {
+            cluster.abortRegionServer(i);
+        }
+        for (int i = 0; i < servers; i++) {
+            cluster.waitOnRegionServer(i);
+        }
+        return true;
+    }
+
+    /** Starts a region server again and waits until {@code table}'s regions are served, at most {@code millis}. */
+    static synchronized void startRegionServer(String table, long millis) throws Exception {
+        miniCluster.getMiniHBaseCluster().startRegionServer();
+        miniCluster.waitTableAvailable(org.apache.hadoop.hbase.TableName.valueOf(table), millis);
+    }
+
     /** An initialized store on {@code table}, one per table for the whole test JVM. */
     static HBaseLockStore store(String table) {
         return STORES.computeIfAbsent(table, name -> {
