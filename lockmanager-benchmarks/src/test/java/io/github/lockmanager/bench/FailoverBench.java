@@ -20,6 +20,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import static io.github.lockmanager.bench.FairnessBench.median;
+
 /**
  * Figure 18: how long an election goes without a leader after its leader's process is killed with SIGKILL, from the
  * kill to another member's "elected" callback, with 3 members, each in a JVM of its own ({@link FailoverMember}), and
@@ -61,7 +63,8 @@ final class FailoverBench {
         }
         String figure = "18. leader failover after SIGKILL of the leader: ";
         String setup = MEMBERS + " member processes, a lease (time to live, session timeout) of " + LEASE.toSeconds()
-                + " s each, " + oursPostgres.length + " kills each; from the kill to the next member's elected callback, median (all: ";
+                + " s each, " + oursPostgres.length + " kills each; from the kill to the next member's elected callback, "
+                + "median (all: ";
         report.add(figure + "lockmanager vs Spring Integration LockRegistryLeaderInitiator", "PostgreSQL",
                 seconds(median(oursPostgres)), seconds(median(spring)), median(oursPostgres) / median(spring),
                 setup + list(oursPostgres) + " against " + list(spring) + "); Spring's JdbcLockRegistry at its "
@@ -152,11 +155,6 @@ final class FailoverBench {
             throw new IllegalStateException(what);
         }
         return value;
-    }
-
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static String seconds(double value) {

@@ -164,7 +164,7 @@ final class Parking {
                 // the store announces the release: a try now and then only makes up for an announcement missed, or
                 // for a holder that died, which announces nothing: it looks again when that holder's lease ends (one
                 // past by this node's clock but not the store's is polled for with the backoff)
-                long untilEnd = untilLeaseEnds(waiter.holderLeaseEnd);
+                long untilEnd = untilLeaseEnds(waiter.holderLeaseEnd());
                 pause = untilEnd > BEHIND_FIRST_PAUSE_NANOS ? untilEnd : pause;
                 watchLineIfNotFirst(waiter);
             }

@@ -42,8 +42,6 @@ abstract class Waiter {
      * holder alone: the refusal itself would keep its stack trace, more than the rest of the waiter together.
      */
     private Refusal refused;
-    /** When the lease of the holder that refused the last try ends, where the store said ({@link HeldUntil}). */
-    Instant holderLeaseEnd;
 
     Waiter(LockKey key, LockMode mode, long budgetNanos, FairTurn turn) {
         this.key = key;
@@ -74,8 +72,7 @@ abstract class Waiter {
     /** Notes a refusal: who held which key, so the wait parks for that key and can end naming its holder. */
     final void refusedBy(AlreadyLockedException held) {
         refused = new Refusal(held.getKey(), held.getHolderNodeId(), held.getHolderThreadName(),
-                held.isHeldOnThisNode());
-        holderLeaseEnd = held instanceof HeldUntil until ? until.leaseEnd : null;
+                held.isHeldOnThisNode(), held instanceof HeldUntil until ? until.leaseEnd : null);
         boolean own = held.getKey().equals(key.name());
         refusedKey = own ? key : key.withName(held.getKey());
         refusedMode = own ? mode : mode.intention();
@@ -86,8 +83,20 @@ abstract class Waiter {
         return refused == null ? null : refused.exception();
     }
 
-    /** A refusal's holder, enough to say who held the key when a wait ends without it. */
-    private record Refusal(String key, String holderNodeId, String holderThreadName, boolean heldOnThisNode) {
+    /**
+     * When the lease of the holder that refused the last try ends, where the store said ({@link HeldUntil}), else
+     * {@code null}.
+     */
+    final Instant holderLeaseEnd() {
+        return refused == null ? null : refused.leaseEnd();
+    }
+
+    /**
+     * A refusal's holder, enough to say who held the key when a wait ends without it, and when its lease ends where the
+     * store said.
+     */
+    private record Refusal(String key, String holderNodeId, String holderThreadName, boolean heldOnThisNode,
+                           Instant leaseEnd) {
         AlreadyLockedException exception() {
             return new AlreadyLockedException(key, holderNodeId, holderThreadName, heldOnThisNode);
         }

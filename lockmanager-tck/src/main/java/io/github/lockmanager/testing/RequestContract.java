@@ -221,7 +221,10 @@ public abstract class RequestContract extends ContractNodes {
         assertThat(counted.lockWatches()).as("watches of the key by the waiter behind two others").isLessThanOrEqualTo(2);
     }
 
-    /** A thread of {@code node} that waits fairly for key "behind", notes its name in {@code served}, holds it until {@code letGo}. */
+    /**
+     * A thread of {@code node} that waits fairly for key "behind", notes its name in {@code served}, and holds it until
+     * {@code letGo}.
+     */
     private void holdInTurn(LockManager node, String name, List<String> served, CountDownLatch letGo,
                             AtomicReference<Throwable> failure) {
         spawn(name, () -> {

@@ -5,6 +5,7 @@ import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.spi.AcquireResult;
 import io.github.lockmanager.spi.HoldState;
 import io.github.lockmanager.spi.LockHandle;
+import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.support.CountingLockStore;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Wraps a real store for tests: counts every call by operation, and injects the faults a real store cannot
@@ -27,7 +29,7 @@ public final class InstrumentedStore extends CountingLockStore {
     private volatile boolean renewalsLost;
     private volatile boolean nextAcquireAmbiguous;
     private volatile Duration acquireAnswerDelay = Duration.ZERO;
-    private final java.util.concurrent.atomic.AtomicLong lockWatches = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong lockWatches = new AtomicLong();
 
     public InstrumentedStore(LockStore store) {
         super(store);
@@ -43,7 +45,7 @@ public final class InstrumentedStore extends CountingLockStore {
 
     /** Counts watches of a lock's own key apart from those of its line of requests ({@link #lockWatches}). */
     @Override
-    public Runnable watchRelease(io.github.lockmanager.spi.LockKey key, Runnable wake) throws LockManagerException {
+    public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         if (!key.isRequests()) {
             lockWatches.incrementAndGet();
         }

@@ -13,8 +13,8 @@ import java.security.NoSuchAlgorithmException;
  *
  * <p>A key's hash ({@link RedisLayout}) has the fields {@code f} (the fencing counter: the last token granted),
  * {@code a} (the abort mark: holders whose token is at most it are asked to abort), {@code w} (a waiter on some node
- * wants the next release published; {@code s} on a line of requests: every release), {@code r} (the last release call), the caller's data ({@code d:<name>}, see
- * {@link RedisLockData}) and one field {@code h:<owner token>} per holder, whose value is
+ * wants the next release published; {@code s} on a line of requests: every release), {@code r} (the last release
+ * call), the caller's data ({@code d:<name>}, see {@link RedisLockData}) and one field {@code h:<owner token>} per holder, whose value is
  * {@code <mode> <lease end ms> <lock time ms> <token> <node id length> <node id><thread name>}, where the mode is
  * its {@linkplain LockMode#code() code}, and for a permit holder the code, a colon and its number of permits
  * ({@code 4:3}). Numbers are kept in
@@ -127,8 +127,8 @@ final class RedisScripts {
      * same call sent again (a retry, or Lettuce sending a command again after a reconnect lost its answer) answers as
      * it did the first time, while another release of the same entry finds it gone; publishes the storage key on the
      * channel if a waiter marked the key, and takes the mark off unless it is a line's lasting one ({@code s}, set by
-     * each request's grant: every withdrawal from a line is published, and its waiters watch it with no call). Answers {1} if the entry was live, {0} if its lease had ended, {-1} if it was
-     * not there.
+     * each request's grant: every withdrawal from a line is published, and its waiters watch it with no call). Answers
+     * {1} if the entry was live, {0} if its lease had ended, {-1} if it was not there.
      */
     static final Script RELEASE = Script.of("release", """
             local v = redis.call('HGET', KEYS[1], ARGV[1])
