@@ -418,7 +418,8 @@ public abstract class RequestContract extends ContractNodes {
         CountDownLatch holding = new CountDownLatch(2);
         spawn("owner-b", () -> chained(b, "k2", "k1", holding, served, failures));
         spawn("owner-c", () -> chained(a, "k3", "k2", holding, served, failures));
-        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(holding.await(30, TimeUnit.SECONDS)).as("owners b and c hold k2 and k3; failures: %s", failures)
+                .isTrue();
         spawn("owner-e", () -> {
             try (LockResource read = b.waitForLock(LockSpec.shared("k3").fair(true), LONG)) {
                 served.add("owner-e");
@@ -426,7 +427,8 @@ public abstract class RequestContract extends ContractNodes {
                 failures.add(e);
             }
         });
-        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "k3").size() == 1);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "k3").size() == 1 || !failures.isEmpty());
+        assertThat(failures).as("owner e waits").isEmpty();
         spawn("owner-d", () -> {
             try (LockResource write = a.waitForLock(fair("k3"), LONG)) {
                 served.add("owner-d");
@@ -434,7 +436,8 @@ public abstract class RequestContract extends ContractNodes {
                 failures.add(e);
             }
         });
-        await().atMost(30, TimeUnit.SECONDS).until(() -> a.getWaiters().size() == 4);
+        await().atMost(30, TimeUnit.SECONDS).until(() -> a.getWaiters().size() == 4 || !failures.isEmpty());
+        assertThat(failures).as("every owner waits").isEmpty();
         // three more looks of each node with the chain in place: a false cycle would be seen twice in a row among them
         long looksA = io.github.lockmanager.engine.LockManagerBuilder.admin(a).getDeadlockLooks();
         long looksB = io.github.lockmanager.engine.LockManagerBuilder.admin(b).getDeadlockLooks();
