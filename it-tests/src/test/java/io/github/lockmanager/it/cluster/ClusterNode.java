@@ -9,7 +9,11 @@ import io.github.lockmanager.LockLostException;
 import io.github.lockmanager.LockManager;
 import io.github.lockmanager.LockResource;
 import io.github.lockmanager.engine.LockManagerBuilder;
+import io.github.lockmanager.internal.RequestNote;
+import io.github.lockmanager.spi.AcquireResult;
+import io.github.lockmanager.spi.LockRequest;
 import io.github.lockmanager.spi.LockStore;
+import io.github.lockmanager.store.support.ForwardingLockStore;
 import com.aerospike.client.AerospikeClient;
 import com.aerospike.client.IAerospikeClient;
 import com.aerospike.client.policy.ClientPolicy;
@@ -52,11 +56,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>{@code contend}: {@code node.threads} threads take and release the keys {@code hot-0..hot-(n-1)} for
- *       {@code node.seconds}, shared in {@code node.readers} percent of the sections (default none), or each a
+ *       {@code node.seconds} (longer, up to four times, until the node has {@code node.minSections}), shared in {@code node.readers} percent of the sections (default none), or each a
  *       permit of {@code node.permits} when that is set; each critical section is written to {@code node.out} as
  *       {@code key token node thread enter exit mode} (mode {@code S}, {@code X} or {@code P}), enter and exit stamped by the {@link SharedCounter} at {@code node.counter};
  *       with {@code node.fair}, each thread waits fairly for an exclusive lock instead, and the line ends with the
- *       stamp taken when it asked.
+ *       stamps taken when it asked and when its request's registration began and ended (its ask's stamp for both
+ *       when it was let in at once).
  *       Prints {@code DONE <sections>}.</li>
  *   <li>{@code hold}: a thread takes each key of {@code node.keys} and holds it; prints
  *       {@code HELD <key> <token>}; when interrupted, {@code INTERRUPTED <key> <epochMillis> lost=<bool>}, then
@@ -83,7 +88,8 @@ public final class ClusterNode {
     }
 
     public static void main(String[] args) throws Exception {
-        LockStore store = store();
+        RegistrationStamps registrations = Boolean.getBoolean("node.fair") ? new RegistrationStamps(store()) : null;
+        LockStore store = registrations != null ? registrations : store();
         PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         LockManager manager = LockManagerBuilder.newBuilder().store(store).clientId(System.getProperty("node.client"))
                 .nodeId(System.getProperty("node.id"))
@@ -93,7 +99,7 @@ public final class ClusterNode {
                 .abortPollInterval(Duration.ofMillis(Long.getLong("node.poll", 500)))
                 .shutdownTimeout(Duration.ofSeconds(5)).build();
         if (System.getProperty("node.mode").equals("contend")) {
-            contend(manager, out);
+            contend(manager, out, registrations);
             manager.close();
             System.exit(0);
         }
@@ -154,21 +160,31 @@ public final class ClusterNode {
         return store;
     }
 
-    private static void contend(LockManager manager, PrintWriter out) throws Exception {
+    private static void contend(LockManager manager, PrintWriter out, RegistrationStamps registrations)
+            throws Exception {
         int threads = Integer.getInteger("node.threads", 8);
         int keys = Integer.getInteger("node.keys", 3);
         int readersPercent = Integer.getInteger("node.readers", 0);
         int permits = Integer.getInteger("node.permits", 0);
         boolean fair = Boolean.getBoolean("node.fair");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("node.seconds", 5));
+        long seconds = Long.getLong("node.seconds", 5);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        // a loaded machine lets few in within the time: the node goes on until it has node.minSections, at most for
+        // four times as long, so that the checks have enough sections from every node to mean something
+        int minimum = Integer.getInteger("node.minSections", 0);
+        long longest = System.nanoTime() + TimeUnit.SECONDS.toNanos(4 * seconds);
         AtomicInteger sections = new AtomicInteger();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         try (SharedCounter counter = new SharedCounter(Path.of(System.getProperty("node.counter")))) {
+            if (registrations != null) {
+                registrations.counter = counter;
+            }
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 Thread worker = new Thread(() -> {
                     ThreadLocalRandom random = ThreadLocalRandom.current();
-                    while (System.nanoTime() < deadline) {
+                    while (System.nanoTime() < deadline
+                            || sections.get() < minimum && System.nanoTime() < longest) {
                         String key = "hot-" + random.nextInt(keys);
                         boolean reader = random.nextInt(100) < readersPercent;
                         long asked = fair ? counter.next() : 0;
@@ -178,11 +194,15 @@ public final class ClusterNode {
                             long enter = counter.next();
                             TimeUnit.MICROSECONDS.sleep(random.nextInt(2_000));
                             long exit = counter.next();
+                            long[] registered = fair ? registrations.take(asked) : null;
                             lines.add(key + " " + lock.getFencingToken() + " " + manager.getNodeId() + " "
                                     + Thread.currentThread().getName() + " " + enter + " " + exit + " "
-                                    + (permits > 0 ? "P" : reader ? "S" : "X") + (fair ? " " + asked : ""));
+                                    + (permits > 0 ? "P" : reader ? "S" : "X") + (fair ? " " + asked + " " + registered[0] + " " + registered[1] : ""));
                             sections.incrementAndGet();
                         } catch (AlreadyLockedException e) {
+                            if (fair) {
+                                registrations.take(asked);
+                            }
                             try {
                                 TimeUnit.MICROSECONDS.sleep(random.nextInt(3_000));
                             } catch (InterruptedException interrupted) {
@@ -191,6 +211,9 @@ public final class ClusterNode {
                         } catch (InterruptedException e) {
                             return;
                         } catch (Exception e) {
+                            if (fair) {
+                                registrations.take(asked);
+                            }
                             out.println("ERROR " + e);
                         }
                     }
@@ -204,6 +227,44 @@ public final class ClusterNode {
         }
         Files.write(Path.of(System.getProperty("node.out")), lines);
         out.println("DONE " + sections.get());
+    }
+
+    /**
+     * Stamps, by the {@link SharedCounter}, when each fair wait's request began and ended its registration (the
+     * store's acquire of the key's requests), by the waiting thread's name, which the request's note carries: the
+     * line's order is the order of registration, so a wait whose registration ended before another's began must be let
+     * in first, however close their asks were.
+     */
+    private static final class RegistrationStamps extends ForwardingLockStore {
+        volatile SharedCounter counter;
+        private final Map<String, long[]> byOwner = new ConcurrentHashMap<>();
+
+        RegistrationStamps(LockStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public AcquireResult acquire(LockRequest request, Duration lease) throws LockManagerException {
+            if (!request.key().isRequests() || counter == null) {
+                return super.acquire(request, lease);
+            }
+            long began = counter.next();
+            AcquireResult result = super.acquire(request, lease);
+            long ended = counter.next();
+            if (result.isAcquired()) {
+                byOwner.putIfAbsent(RequestNote.read(request.threadName()).owner(), new long[] {began, ended});
+            }
+            return result;
+        }
+
+        /**
+         * The calling thread's first registration since it asked at {@code asked}, forgotten here; a wait that never
+         * registered (let in at its first try) counts as registered when it asked.
+         */
+        long[] take(long asked) {
+            long[] stamps = byOwner.remove(Thread.currentThread().getName());
+            return stamps == null ? new long[] {asked, asked} : stamps;
+        }
     }
 
     /**

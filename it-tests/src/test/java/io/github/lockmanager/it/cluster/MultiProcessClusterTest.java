@@ -129,9 +129,9 @@ class MultiProcessClusterTest {
         System.out.printf("%s permits: %d processes x %d threads, %d permits per key, %d s: %d sections, at most %d "
                         + "inside one key at once, %d tokens given twice, %d locks left%n", target.name(), NODES, THREADS,
                 permits, SECONDS, sections.size(), most, sharedTokens, left.size());
-        // enough sections for the overlap and token checks to mean something; a loaded 2-core machine made only 63
-        // in the run's 4 s on HBase once, where an idle one makes several hundred
-        assertThat(sections.size()).as("critical sections").isGreaterThan(30);
+        // enough sections for the overlap and token checks to mean something: each node goes on until it has its
+        // share (a loaded 2-core machine made only 63 in 4 s on HBase once, where an idle one makes several hundred)
+        assertThat(sections.size()).as("critical sections").isGreaterThanOrEqualTo(NODES * MIN_SECTIONS_PER_NODE);
         assertThat(most).as("sections inside one key at once").isEqualTo(permits);
         assertThat(sharedTokens).as("sections of a key with a token another had").isZero();
         assertThat(left).as("locks left in the store").isEmpty();
@@ -168,9 +168,9 @@ class MultiProcessClusterTest {
                         + "writer overlaps, %d reader overlaps, %d token inversions, %d locks left%n", target.name(), NODES,
                 THREADS, byKey.size(), SECONDS, sections.size(), writers, writerOverlaps, readerOverlaps / 2,
                 tokenInversions, left.size());
-        // enough sections for the overlap and token checks to mean something; a loaded 2-core machine made only 63
-        // in the run's 4 s on HBase once, where an idle one makes several hundred
-        assertThat(sections.size()).as("critical sections").isGreaterThan(30);
+        // enough sections for the overlap and token checks to mean something: each node goes on until it has its
+        // share (a loaded 2-core machine made only 63 in 4 s on HBase once, where an idle one makes several hundred)
+        assertThat(sections.size()).as("critical sections").isGreaterThanOrEqualTo(NODES * MIN_SECTIONS_PER_NODE);
         assertThat(writers).as("writer sections").isPositive();
         assertThat(writerOverlaps).as("a writer inside together with anyone").isZero();
         assertThat(readerOverlaps).as("readers inside together: shared really shares").isPositive();
@@ -190,8 +190,9 @@ class MultiProcessClusterTest {
 
     /**
      * Three processes of four threads each wait fairly for one key, again and again: no overlap, increasing tokens,
-     * and the order kept: inversions (a pair asked in one order and let in in the other, while both waited) counted
-     * and reported; they come only from two waits asking at the same moment, registered in the other order.
+     * and the line's order kept: no wait let in before one whose request had registered before it asked or registered.
+     * Inversions by the asks (a pair asked in one order and let in in the other, while both waited) are reported;
+     * they come from two waits asking at about the same moment and registering in the other order.
      */
     private void runFair(Stores.Target target) throws Exception {
         String client = "fair-" + UUID.randomUUID().toString().substring(0, 8);
@@ -203,35 +204,55 @@ class MultiProcessClusterTest {
             overlaps += sections.get(i - 1).exit > sections.get(i).enter ? 1 : 0;
             tokenInversions += sections.get(i).token <= sections.get(i - 1).token ? 1 : 0;
         }
+        // two orders: the order asked (close asks may register in the other order: reported), and the order
+        // registered, which the line keeps: a wait whose registration ended before another's began, while that one
+        // still waited, must be let in first
         List<Section> byAsked = new ArrayList<>(sections);
         byAsked.sort(Comparator.comparingLong(s -> s.asked));
         long inversions = 0;
         long pairs = 0;
+        long lineBroken = 0;
+        long lined = 0;
         for (int i = 0; i < byAsked.size(); i++) {
             Section first = byAsked.get(i);
             for (int j = i + 1; j < byAsked.size() && byAsked.get(j).asked < first.enter; j++) {
+                Section later = byAsked.get(j);
                 pairs++;
-                inversions += byAsked.get(j).enter < first.enter ? 1 : 0;
+                inversions += later.enter < first.enter ? 1 : 0;
+            }
+            for (Section other : sections) {
+                if (first.registered() && first.registerEnded < other.registerBegan && other.registerBegan < first.enter) {
+                    lined++;
+                }
+                if (first.registered() && first.registerEnded < other.registerBegan && other.registerBegan < first.enter
+                        && other.enter < first.enter) {
+                    if (lineBroken++ < 5) {
+                        System.out.printf("line broken: %s let in before %s%n", other, first);
+                    }
+                }
             }
         }
         long nodesSeen = sections.stream().map(s -> s.node).distinct().count();
         System.out.printf("%s fair: %d processes x %d threads, one key, %d s: %d sections, %d overlaps, %d token "
-                        + "inversions, %d order inversions of %d pairs that waited together%n", target.name(), NODES,
-                FAIR_THREADS, FAIR_SECONDS, sections.size(), overlaps, tokenInversions, inversions, pairs);
-        // a machine loaded by other work lets fewer in (about 80 in a run beside a compiler on 2 cores): enough to
-        // count the order by
-        assertThat(sections.size()).as("critical sections").isGreaterThan(20);
+                        + "inversions, %d order inversions of %d pairs that waited together (by their asks), %d "
+                        + "of %d pairs against the order registered%n",
+                target.name(), NODES, FAIR_THREADS, FAIR_SECONDS, sections.size(), overlaps, tokenInversions, inversions,
+                pairs, lineBroken, lined);
+        // each node goes on until it has its share: a machine loaded by other work let only 18 in within 4 s
+        assertThat(sections.size()).as("critical sections").isGreaterThanOrEqualTo(NODES * MIN_SECTIONS_PER_NODE);
         assertThat(nodesSeen).as("nodes that got the lock").isEqualTo(NODES);
         assertThat(overlaps).as("overlapping critical sections").isZero();
         assertThat(tokenInversions).as("tokens not increasing").isZero();
-        // 1 to 5 % on an idle machine; a loaded one widens "the same moment" (a thread that counted its ask waits
-        // longer to be scheduled before it registers)
-        assertThat(inversions).as("order inversions: only waits that asked at the same moment")
-                .isLessThanOrEqualTo(pairs / 10);
+        // by their asks, 1 to 5 % on an idle machine and up to 14 % on a loaded one (a thread that stamped its ask may
+        // be scheduled late to register): reported only; the line's own order is exact
+        assertThat(lined).as("pairs of waits, one registered before the other asked or registered").isPositive();
+        assertThat(lineBroken).as("waits let in against the order their requests registered in").isZero();
         assertThat(left(target, client)).as("locks and requests left in the store").isEmpty();
     }
 
     private static final int FAIR_THREADS = 4;
+    /** What each node makes at least (it goes on past its time, up to four times as long, to make them). */
+    private static final int MIN_SECTIONS_PER_NODE = 12;
 
     private List<Section> run(Stores.Target target, String client, int readersPercent, int permits) throws Exception {
         return run(target, client, readersPercent, permits, false);
@@ -254,6 +275,7 @@ class MultiProcessClusterTest {
                     settings.put("node.keys", "1");
                 }
                 settings.put("node.seconds", Integer.toString(fair ? FAIR_SECONDS : SECONDS));
+                settings.put("node.minSections", Integer.toString(MIN_SECTIONS_PER_NODE));
                 settings.put("node.counter", counter.toString());
                 settings.put("node.out", out.toString());
                 settings.put("node.readers", Integer.toString(readersPercent));
@@ -309,9 +331,9 @@ class MultiProcessClusterTest {
                         + "%d token inversions, %d locks left in the store%n", target.name(), NODES, THREADS,
                 byKey.size(), SECONDS, sections.size(), overlaps, tokenInversions, left.size());
 
-        // enough sections for the overlap and token checks to mean something; a loaded 2-core machine made only 63
-        // in the run's 4 s on HBase once, where an idle one makes several hundred
-        assertThat(sections.size()).as("critical sections").isGreaterThan(30);
+        // enough sections for the overlap and token checks to mean something: each node goes on until it has its
+        // share (a loaded 2-core machine made only 63 in 4 s on HBase once, where an idle one makes several hundred)
+        assertThat(sections.size()).as("critical sections").isGreaterThanOrEqualTo(NODES * MIN_SECTIONS_PER_NODE);
         assertThat(nodesSeen).as("nodes that got a lock").isEqualTo(NODES);
         assertThat(overlaps).as("overlapping critical sections on one key").isZero();
         assertThat(tokenInversions).as("tokens not increasing in critical-section order").isZero();
@@ -319,11 +341,17 @@ class MultiProcessClusterTest {
     }
 
     private record Section(String key, long token, String node, String thread, long enter, long exit, String mode,
-                           long asked) {
+                           long asked, long registerBegan, long registerEnded) {
         static Section parse(String line) {
             String[] f = line.split(" ");
             return new Section(f[0], Long.parseLong(f[1]), f[2], f[3], Long.parseLong(f[4]), Long.parseLong(f[5]), f[6],
-                    f.length > 7 ? Long.parseLong(f[7]) : 0);
+                    f.length > 7 ? Long.parseLong(f[7]) : 0, f.length > 8 ? Long.parseLong(f[8]) : 0,
+                    f.length > 9 ? Long.parseLong(f[9]) : 0);
+        }
+
+        /** Whether its wait registered a request; a wait let in at its first try did not. */
+        boolean registered() {
+            return registerBegan > asked;
         }
 
         boolean writer() {
