@@ -182,8 +182,9 @@ final class Releaser {
      */
     void release(Acquisition acquisition, long leaseEndNanos) {
         boolean ours = pending.release(acquisition.handle(), leaseEndNanos);
-        if (!ours) {
-            // told before the entry leaves the table, so that a task learns of the loss before its lock shows as gone
+        if (!ours && acquisition.wasGranted()) {
+            // told before the entry leaves the table, so that a task learns of the loss before its lock shows as gone;
+            // a grant given back unused (it came too late, or during shutdown) never reached a holder: nothing was lost
             losses.lostBeforeRelease(acquisition, LockLossReason.NOT_OWNED);
         }
         table.retire(acquisition);
