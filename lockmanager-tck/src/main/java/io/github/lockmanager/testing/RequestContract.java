@@ -418,8 +418,8 @@ public abstract class RequestContract extends ContractNodes {
         CountDownLatch holding = new CountDownLatch(2);
         spawn("owner-b", () -> chained(b, "k2", "k1", holding, served, failures));
         spawn("owner-c", () -> chained(a, "k3", "k2", holding, served, failures));
-        assertThat(holding.await(30, TimeUnit.SECONDS)).as("owners b and c hold k2 and k3; failures: %s", failures)
-                .isTrue();
+        awaitOrDump("owners b and c holding k2 and k3", () -> holding.getCount() == 0 || !failures.isEmpty());
+        assertThat(failures).as("owners b and c hold k2 and k3").isEmpty();
         spawn("owner-e", () -> {
             try (LockResource read = b.waitForLock(LockSpec.shared("k3").fair(true), LONG)) {
                 served.add("owner-e");
@@ -427,7 +427,7 @@ public abstract class RequestContract extends ContractNodes {
                 failures.add(e);
             }
         });
-        await().atMost(30, TimeUnit.SECONDS).until(() -> waitersOf(a, "k3").size() == 1 || !failures.isEmpty());
+        awaitOrDump("owner e waiting for k3", () -> waitersOf(a, "k3").size() == 1 || !failures.isEmpty());
         assertThat(failures).as("owner e waits").isEmpty();
         spawn("owner-d", () -> {
             try (LockResource write = a.waitForLock(fair("k3"), LONG)) {
@@ -436,7 +436,7 @@ public abstract class RequestContract extends ContractNodes {
                 failures.add(e);
             }
         });
-        await().atMost(30, TimeUnit.SECONDS).until(() -> a.getWaiters().size() == 4 || !failures.isEmpty());
+        awaitOrDump("every owner waiting", () -> a.getWaiters().size() == 4 || !failures.isEmpty());
         assertThat(failures).as("every owner waits").isEmpty();
         // three more looks of each node with the chain in place: a false cycle would be seen twice in a row among them
         long looksA = io.github.lockmanager.engine.LockManagerBuilder.admin(a).getDeadlockLooks();
@@ -448,9 +448,32 @@ public abstract class RequestContract extends ContractNodes {
         assertThat(io.github.lockmanager.engine.LockManagerBuilder.admin(a).getDeadlocksEnded()
                 + io.github.lockmanager.engine.LockManagerBuilder.admin(b).getDeadlocksEnded()).isZero();
         first.letGo.countDown();
-        await().atMost(60, TimeUnit.SECONDS).until(() -> served.size() == 4 || !failures.isEmpty());
+        awaitOrDump("every owner served", () -> served.size() == 4 || !failures.isEmpty());
         assertThat(failures).isEmpty();
         assertThat(served).containsExactlyInAnyOrder("owner-b", "owner-c", "owner-d", "owner-e");
+    }
+
+    /**
+     * Awaits {@code condition} for 60 s; if it does not hold by then, fails naming {@code what} with the stacks of
+     * the test's and the managers' threads, so that a case that ran out of time on a loaded machine says where each
+     * one was.
+     */
+    private static void awaitOrDump(String what, java.util.concurrent.Callable<Boolean> condition) {
+        try {
+            await().atMost(60, TimeUnit.SECONDS).until(condition);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            StringBuilder dump = new StringBuilder(what).append(" did not happen within 60 s; threads:\n");
+            Thread.getAllStackTraces().forEach((thread, stack) -> {
+                if (thread.getName().startsWith("owner-") || thread.getName().startsWith("holder-")
+                        || thread.getName().startsWith("lockmanager-")) {
+                    dump.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                    for (StackTraceElement frame : stack) {
+                        dump.append("    at ").append(frame).append('\n');
+                    }
+                }
+            });
+            throw new AssertionError(dump.toString(), e);
+        }
     }
 
     /** Holds {@code held}, then waits fairly for {@code wanted}, notes its name when served, and lets go of both. */
