@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Where lock records live. A store only speaks its database; leases, threads, re-entry, renewal scheduling
@@ -199,6 +200,21 @@ public interface LockStore extends AutoCloseable {
      *         cannot announce releases
      */
     default Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
+        return null;
+    }
+
+    /**
+     * Watches a line of requests ({@code requests}: a key's {@link LockKey#requests()}) where the store announces each
+     * withdrawal from it and whose it was: {@code withdrawn} gets the owner token of every request withdrawn (released)
+     * from the line from now until the returned cancel runs, on a thread of the store, and {@code null} once if the
+     * store stops hearing announcements (the watch is over then). A fair waiter behind others uses it to learn that it
+     * is first without reading the line again. It must be quick. The default cannot tell whose a withdrawal was and
+     * returns {@code null}: the caller watches with {@link #watchRelease} and reads the line at each announcement.
+     *
+     * @return what cancels the watch (after which {@code withdrawn} may still run once), or {@code null} if the store
+     *         cannot announce withdrawals with their owner tokens
+     */
+    default Runnable watchWithdrawals(LockKey requests, Consumer<String> withdrawn) throws LockManagerException {
         return null;
     }
 

@@ -5,6 +5,8 @@ import io.github.lockmanager.spi.LockHandle;
 import io.github.lockmanager.spi.LockKey;
 
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -44,6 +46,18 @@ final class FairTurn {
     /** Set by deadlock detection when this wait was chosen to end: its next try fails with that cycle. */
     volatile String deadlock;
 
+    /**
+     * The owner tokens of the requests before this one in its plain key's line that keep it back, as its last read of
+     * the line found them, less those withdrawn since (told by {@link io.github.lockmanager.spi.LockStore#watchWithdrawals});
+     * {@code null} before a read. No request can join the line before this one later, so when the last of them is
+     * withdrawn it is first without another read. Guarded by this turn's monitor, held for no call.
+     */
+    private Set<String> blockers;
+    /** The request {@link #blockers} were read for: a request registered again has another place in line. */
+    private LockHandle blockersOf;
+    /** The withdrawals told while the line was being read, {@code null} outside a read; guarded as {@link #blockers}. */
+    private Set<String> heardDuringRead;
+
     /** Wakes the wait this turn is for, once it started: what deadlock detection calls. */
     volatile Runnable wake;
 
@@ -58,5 +72,61 @@ final class FairTurn {
 
     boolean isRegistered() {
         return request != null;
+    }
+
+    /** A read of the line begins: withdrawals told from now are kept for {@link #endRead}. */
+    synchronized void beginRead() {
+        heardDuringRead = new HashSet<>();
+    }
+
+    /**
+     * The read found {@code keptBackBy} before the request {@code of}: those withdrawn while it ran are taken out.
+     *
+     * @return whether none is left: that request is first
+     */
+    synchronized boolean endRead(LockHandle of, Set<String> keptBackBy) {
+        if (heardDuringRead != null) {
+            keptBackBy.removeAll(heardDuringRead);
+        }
+        heardDuringRead = null;
+        blockers = keptBackBy;
+        blockersOf = of;
+        return keptBackBy.isEmpty();
+    }
+
+    /** The read failed: what it was to find is not known, and a withdrawal makes the wait read again. */
+    synchronized void readFailed() {
+        heardDuringRead = null;
+        blockers = null;
+    }
+
+    /** What a withdrawal from the line means to this turn's wait. */
+    enum Withdrawal {
+        /** The last request known to keep it back went: it is first now, with no read of the line. */
+        FIRST,
+        /** Nothing: a request after it, one that does not keep it back, or one the read under way will account for. */
+        NOTHING,
+        /** Not known: no read was noted for its request; it reads the line again. */
+        READ_AGAIN
+    }
+
+    /** The request whose owner token is {@code ownerToken} was withdrawn from this turn's line. */
+    synchronized Withdrawal withdrawn(String ownerToken) {
+        if (heardDuringRead != null) {
+            heardDuringRead.add(ownerToken);
+            return Withdrawal.NOTHING;
+        }
+        LockHandle mine = request;
+        if (blockers == null || mine == null || mine != blockersOf) {
+            return Withdrawal.READ_AGAIN;
+        }
+        if (!blockers.remove(ownerToken)) {
+            return Withdrawal.NOTHING;
+        }
+        if (!blockers.isEmpty()) {
+            return Withdrawal.NOTHING;
+        }
+        clearOf = mine;
+        return Withdrawal.FIRST;
     }
 }

@@ -120,12 +120,38 @@ final class Parking {
         } catch (AlreadyLockedException refused) {
             if (!turn.isRegistered()) {
                 requests.register(turn);
-                if (!turn.behind && waiter.budgetNanos > 0) {
+                if (turn.behind && waiter.budgetNanos > 0) {
+                    placeBehind(waiter, turn);
+                } else if (waiter.budgetNanos > 0) {
                     // refused by a holder: it finds its place now, while the key is held, not after the release
                     requests.findPlace(turn);
                 }
             }
             throw refused;
+        }
+    }
+
+    /**
+     * A wait held back by earlier requests has just registered its own: where the store announces withdrawals it
+     * watches its line first and then reads it once, noting the requests before it, so that it parks on its line alone
+     * ({@link #parkBehind}): the key's releases do not wake it, and the withdrawal of the last request before it (where
+     * the store says whose it was) tells it that it is first. The read before it registered cannot serve: a request
+     * registered between that read and its own stands before it unseen.
+     */
+    private void placeBehind(Waiter waiter, FairTurn turn) {
+        if (!watchesLine(waiter) || waiter.unwatch != null) {
+            return;
+        }
+        waiter.lineMoved = false;
+        watchLine(waiter, turn);
+        if (waiter.unwatch == null) {
+            return;
+        }
+        waiter.lineArmed = true;
+        requests.findPlace(turn);
+        if (turn.clearOf == turn.request) {
+            // first already: it tries again at once
+            waiter.lineMoved = true;
         }
     }
 
@@ -302,14 +328,17 @@ final class Parking {
         boolean[] answered = {false};
         Runnable unwatchLine;
         try {
-            unwatchLine = store.watchRelease(turn.key.requests(), () -> {
-                // at once, on this thread: no request of the line is live, this one's included (its lease ran out
-                // unrenewed); its next try finds that out, so the watch of the key is enough
-                if (answered[0] || Thread.currentThread() != parking) {
+            // where the store says whose request was withdrawn, only the withdrawal of the last one before this
+            // request wakes it, and it is first without reading the line again
+            unwatchLine = store.watchWithdrawals(turn.key.requests(), ownerToken -> {
+                if (ownerToken == null || turn.withdrawn(ownerToken) != FairTurn.Withdrawal.NOTHING) {
                     waiter.lineMoved = true;
                     waiter.wake();
                 }
             });
+            if (unwatchLine == null) {
+                unwatchLine = watchLineRelease(waiter, turn, parking, answered);
+            }
         } catch (LockManagerException | RuntimeException e) {
             log.debug("Node '{}' could not watch the line of lock '{}' in store {}: {}", nodeId, turn.key.name(),
                     store, e.toString());
@@ -318,11 +347,25 @@ final class Parking {
         answered[0] = true;
         if (unwatchLine != null) {
             Runnable unwatchKey = waiter.unwatch;
-            waiter.unwatch = unwatchKey == null ? unwatchLine : () -> {
+            Runnable line = unwatchLine;
+            waiter.unwatch = unwatchKey == null ? line : () -> {
                 unwatchKey.run();
-                unwatchLine.run();
+                line.run();
             };
         }
+    }
+
+    /** {@link #watchLine} where the store tells only that a withdrawal came: each one wakes the waiter. */
+    private Runnable watchLineRelease(Waiter waiter, FairTurn turn, Thread parking, boolean[] answered)
+            throws LockManagerException {
+        return store.watchRelease(turn.key.requests(), () -> {
+            // at once, on this thread: no request of the line is live, this one's included (its lease ran out
+            // unrenewed); its next try finds that out, so the watch of the key is enough
+            if (answered[0] || Thread.currentThread() != parking) {
+                waiter.lineMoved = true;
+                waiter.wake();
+            }
+        });
     }
 
     /** Asks the store to announce the release of the key that refused {@code waiter}, where it can. */

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -107,7 +108,24 @@ final class Requests {
         }
         LockHandle mine = own ? registeredAs : null;
         Instant since = turn.isRegistered() ? turn.since : null;
-        for (LockRecord request : line(key)) {
+        // a registered wait for a plain key notes every request before it that keeps it back, so that the store's
+        // announcements of their withdrawals tell it when it is first ({@link FairTurn#withdrawn})
+        boolean noting = mine != null && turn.separator == 0;
+        if (noting) {
+            turn.beginRead();
+        }
+        AlreadyLockedException first = null;
+        Set<String> keptBackBy = noting ? new HashSet<>() : null;
+        List<LockRecord> line;
+        try {
+            line = line(key);
+        } catch (LockManagerException | RuntimeException e) {
+            if (noting) {
+                turn.readFailed();
+            }
+            throw e;
+        }
+        for (LockRecord request : line) {
             RequestNote note = RequestNote.read(request.threadName());
             if (own) {
                 if (request.handle().equals(mine)) {
@@ -115,12 +133,25 @@ final class Requests {
                     break;
                 }
                 if (blocks(note.mode(), mode)) {
-                    turn.blockerExpires = request.expirationTime();
-                    return refusal(key, request, note);
+                    if (first == null) {
+                        turn.blockerExpires = request.expirationTime();
+                        first = refusal(key, request, note);
+                    }
+                    if (!noting) {
+                        break;
+                    }
+                    keptBackBy.add(request.ownerToken());
                 }
             } else if (note.mode().conflictsWith(mode) && (since == null || request.lockTime().isBefore(since))) {
                 return refusal(key, request, note);
             }
+        }
+        if (noting && turn.endRead(mine, keptBackBy)) {
+            // nothing keeps it back, or all that did were withdrawn while the line was read
+            first = null;
+        }
+        if (first != null) {
+            return first;
         }
         if (registeredAs != null && own && turn.separator == 0) {
             turn.clearOf = registeredAs;
@@ -129,9 +160,10 @@ final class Requests {
     }
 
     /**
-     * Reads the line of {@code turn}'s plain key once, just after its request was registered on a refusal by a holder:
-     * if nothing stands before it, it is first ({@link FairTurn#clearOf}) while the key is still held, and its try at
-     * the release is the acquisition alone. One store call, off the path from the release to the next grant.
+     * Reads the line of {@code turn}'s plain key once, just after its request was registered: refused by a holder, if
+     * nothing stands before it, it is first ({@link FairTurn#clearOf}) while the key is still held, and its try at
+     * the release is the acquisition alone; held back by earlier requests, it notes them, so that their withdrawals tell
+     * it when it is first ({@link FairTurn#withdrawn}). One store call, off the path from the release to the next grant.
      */
     void findPlace(FairTurn turn) {
         if (turn.separator != 0 || !turn.isRegistered()) {

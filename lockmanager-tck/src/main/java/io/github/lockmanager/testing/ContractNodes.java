@@ -164,6 +164,15 @@ public abstract class ContractNodes {
     }
 
     /** Whether the store announces releases of {@code key}, held now: it watches for one. */
+    /** Whether the store tells whose request was withdrawn from the line {@code requests} ({@code watchWithdrawals}). */
+    protected boolean tellsWhoseWithdrawal(io.github.lockmanager.spi.LockKey requests) throws Exception {
+        Runnable unwatch = store().watchWithdrawals(requests, ownerToken -> { });
+        if (unwatch != null) {
+            unwatch.run();
+        }
+        return unwatch != null;
+    }
+
     protected boolean announcesReleases(io.github.lockmanager.spi.LockKey key) throws Exception {
         Runnable unwatch = store().watchRelease(key, () -> { });
         if (unwatch != null) {

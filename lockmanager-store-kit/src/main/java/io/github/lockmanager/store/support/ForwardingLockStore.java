@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * A {@link LockStore} that passes every call to another one, for decorators (metrics, tracing, fault injection):
@@ -105,6 +106,12 @@ public abstract class ForwardingLockStore implements LockStore {
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         before("watchRelease");
         return delegate.watchRelease(key, wake);
+    }
+
+    @Override
+    public Runnable watchWithdrawals(LockKey requests, Consumer<String> withdrawn) throws LockManagerException {
+        before("watchWithdrawals");
+        return delegate.watchWithdrawals(requests, withdrawn);
     }
 
     @Override

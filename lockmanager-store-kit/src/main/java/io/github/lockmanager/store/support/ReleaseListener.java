@@ -3,6 +3,7 @@ package io.github.lockmanager.store.support;
 import io.github.lockmanager.LockManagerException;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * The base of a store's listener for releases its server announces (PostgreSQL's {@code NOTIFY}, Redis' pub/sub):
@@ -46,5 +47,23 @@ public abstract class ReleaseListener {
             return null;
         }
         return waiters.watch(key, wake, mark);
+    }
+
+    /**
+     * Tells {@code withdrawn} each withdrawal announced from the line {@code key} ({@link ReleaseWaiters#watchWithdrawals});
+     * the first call waits for the listener to start, as {@link #watch} does.
+     *
+     * @return what cancels the watch, or {@code null} if the listener is not listening
+     */
+    public final Runnable watchWithdrawals(String key, Consumer<String> withdrawn) {
+        try {
+            if (!listening(START_MILLIS)) {
+                return null;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        return waiters.watchWithdrawals(key, withdrawn);
     }
 }

@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The threads of a store that wait for a key's release to be announced by the server (PostgreSQL's {@code NOTIFY},
@@ -23,6 +25,8 @@ public final class ReleaseWaiters {
     }
 
     private final ConcurrentHashMap<String, Set<Runnable>> waiters = new ConcurrentHashMap<>();
+    /** Those that watch a line's withdrawals, by the line's key; copy-on-write, as it is read far more than changed. */
+    private final ConcurrentHashMap<String, Set<Consumer<String>>> lines = new ConcurrentHashMap<>();
 
     /**
      * Runs {@code wake} once, on the listener's thread, when a release of {@code key} is announced or the listener
@@ -71,6 +75,34 @@ public final class ReleaseWaiters {
         });
     }
 
+    /**
+     * Tells {@code withdrawn} the owner token of each withdrawal announced from the line {@code key} until the returned
+     * cancel runs ({@link #withdrawn}); {@code null} once, ending the watch, when the listener stops hearing.
+     */
+    public Runnable watchWithdrawals(String key, Consumer<String> withdrawn) {
+        lines.compute(key, (k, all) -> {
+            Set<Consumer<String>> set = all != null ? all : new CopyOnWriteArraySet<>();
+            set.add(withdrawn);
+            return set;
+        });
+        return () -> lines.computeIfPresent(key, (k, all) -> {
+            all.remove(withdrawn);
+            return all.isEmpty() ? null : all;
+        });
+    }
+
+    /**
+     * A request whose owner token is {@code ownerToken} was withdrawn from the line {@code key}: wakes the line's
+     * waiters ({@link #wake}) and tells those that watch its withdrawals.
+     */
+    public void withdrawn(String key, String ownerToken) {
+        wake(key);
+        Set<Consumer<String>> watching = lines.get(key);
+        if (watching != null) {
+            watching.forEach(watcher -> watcher.accept(ownerToken));
+        }
+    }
+
     /** Wakes every waiter of {@code key}. */
     public void wake(String key) {
         Set<Runnable> woken = waiters.remove(key);
@@ -83,6 +115,12 @@ public final class ReleaseWaiters {
     public void wakeAll() {
         for (String key : waiters.keySet()) {
             wake(key);
+        }
+        for (String key : lines.keySet()) {
+            Set<Consumer<String>> ended = lines.remove(key);
+            if (ended != null) {
+                ended.forEach(watcher -> watcher.accept(null));
+            }
         }
     }
 }

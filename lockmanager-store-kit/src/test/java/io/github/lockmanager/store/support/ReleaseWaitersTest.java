@@ -2,6 +2,8 @@ package io.github.lockmanager.store.support;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,5 +59,27 @@ class ReleaseWaitersTest {
         })).hasMessage("mark failed");
         waiters.wake("k");
         assertThat(woken).hasValue(0);
+    }
+
+    @Test
+    void aLinesWatcherIsToldEveryWithdrawalWithItsOwnerUntilCancelledAndNullWhenHearingStops() throws Exception {
+        List<String> told = new CopyOnWriteArrayList<>();
+        AtomicInteger woken = new AtomicInteger();
+        Runnable cancel = waiters.watchWithdrawals("line", told::add);
+        waiters.watch("line", woken::incrementAndGet, () -> true);
+        waiters.withdrawn("line", "first");
+        waiters.withdrawn("other line", "elsewhere");
+        waiters.withdrawn("line", "second");
+        assertThat(told).as("withdrawals told, not one-shot").containsExactly("first", "second");
+        assertThat(woken).as("a one-shot watcher of the line is woken by a withdrawal").hasValue(1);
+        cancel.run();
+        waiters.withdrawn("line", "third");
+        assertThat(told).as("told after the cancel").containsExactly("first", "second");
+
+        List<String> ended = new CopyOnWriteArrayList<>();
+        waiters.watchWithdrawals("line", ended::add);
+        waiters.wakeAll();
+        waiters.withdrawn("line", "after");
+        assertThat(ended).as("told null once when hearing stops, then nothing").containsExactly((String) null);
     }
 }

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Locks in Redis or Valkey: one hash per key, holding the key's holders in every {@link io.github.lockmanager.LockMode},
@@ -337,6 +338,15 @@ public final class RedisLockStore implements LockStore {
     @Override
     public Runnable watchRelease(LockKey key, Runnable wake) throws LockManagerException {
         return listener.watch(key.storageKey(), wake, key.isRequests() ? () -> true : markWaiter(key));
+    }
+
+    /**
+     * Each withdrawal from a line of requests is published with its owner token (a line is marked for good at its
+     * first request's grant), so its watchers need no call; {@code null} for a lock's own key.
+     */
+    @Override
+    public Runnable watchWithdrawals(LockKey requests, Consumer<String> withdrawn) {
+        return requests.isRequests() ? listener.watchWithdrawals(requests.storageKey(), withdrawn) : null;
     }
 
     /** The {@linkplain Builder#restartQuarantine restart quarantine}, or {@code null} when it is off. */

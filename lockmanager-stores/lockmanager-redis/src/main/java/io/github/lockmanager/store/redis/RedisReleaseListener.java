@@ -7,6 +7,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -101,9 +102,9 @@ final class RedisReleaseListener extends ReleaseListener {
         }
         opened.addListener(new RedisPubSubAdapter<>() {
             @Override
-            public void message(String from, String storageKey) {
+            public void message(String from, String message) {
                 if (channel.equals(from)) {
-                    waiters().wake(storageKey);
+                    heard(message);
                 }
             }
         });
@@ -122,6 +123,34 @@ final class RedisReleaseListener extends ReleaseListener {
             return listening(millis);
         }
         return isSubscribed(opened, answer, millis);
+    }
+
+    /**
+     * One message of the channel: a storage key, whose release wakes its waiters, or, for a line of requests (storage
+     * keys start with a letter, this with a digit), {@code <owner token length in bytes> <owner token><storage key>}:
+     * a withdrawal, told with its owner token. A message in neither form is ignored.
+     */
+    void heard(String message) {
+        if (message.isEmpty() || !Character.isDigit(message.charAt(0))) {
+            waiters().wake(message);
+            return;
+        }
+        int space = message.indexOf(' ');
+        if (space < 0) {
+            return;
+        }
+        byte[] rest = message.substring(space + 1).getBytes(StandardCharsets.UTF_8);
+        int length;
+        try {
+            length = Integer.parseInt(message.substring(0, space));
+        } catch (NumberFormatException malformed) {
+            return;
+        }
+        if (length > rest.length) {
+            return;
+        }
+        waiters().withdrawn(new String(rest, length, rest.length - length, StandardCharsets.UTF_8),
+                new String(rest, 0, length, StandardCharsets.UTF_8));
     }
 
     /** Closes the subscription; waiters are woken and poll. */

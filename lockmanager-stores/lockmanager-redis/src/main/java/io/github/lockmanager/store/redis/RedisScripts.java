@@ -127,7 +127,8 @@ final class RedisScripts {
      * same call sent again (a retry, or Lettuce sending a command again after a reconnect lost its answer) answers as
      * it did the first time, while another release of the same entry finds it gone; publishes the storage key on the
      * channel if a waiter marked the key, and takes the mark off unless it is a line's lasting one ({@code s}, set by
-     * each request's grant: every withdrawal from a line is published, and its waiters watch it with no call). Answers
+     * each request's grant: every withdrawal from a line is published, with the withdrawn request's owner token, as
+     * {@code <token length> <owner token><storage key>}, and its waiters watch it with no call). Answers
      * {1} if the entry was live, {0} if its lease had ended, {-1} if it was not there.
      */
     static final Script RELEASE = Script.of("release", """
@@ -140,8 +141,11 @@ final class RedisScripts {
             redis.call('HDEL', KEYS[1], ARGV[1])
             redis.call('HSET', KEYS[1], 'r', call)
             local w = redis.call('HGET', KEYS[1], 'w')
-            if w then
-              if w ~= 's' then redis.call('HDEL', KEYS[1], 'w') end
+            if w == 's' then
+              local o = string.sub(ARGV[1], 3)
+              redis.call('PUBLISH', ARGV[2], #o .. ' ' .. o .. ARGV[3])
+            elseif w then
+              redis.call('HDEL', KEYS[1], 'w')
               redis.call('PUBLISH', ARGV[2], ARGV[3])
             end
             if lease(v) > now then return {1} end

@@ -18,7 +18,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -191,6 +193,10 @@ class RedisLockStoreTest {
         }
         try (RedisLockStore other = fresh(RedisLockStore.builder(redis.uri())).build()) {
             other.initialize();
+            BlockingQueue<String> withdrawals = new LinkedBlockingQueue<>();
+            Runnable unwatch = other.watchWithdrawals(line, withdrawals::add);
+            assertThat(unwatch).as("a line's withdrawals are told with their owner tokens").isNotNull();
+            assertThat(other.watchWithdrawals(key("fair"), withdrawals::add)).as("a lock's own key").isNull();
             for (LockHandle withdrawn : List.of(first, second)) {
                 stats.reset();
                 CompletableFuture<Void> woken = new CompletableFuture<>();
@@ -200,9 +206,13 @@ class RedisLockStoreTest {
                 store.release(withdrawn);
                 woken.get(10, TimeUnit.SECONDS);
                 assertThat(stats.calls("publish")).as("the withdrawal of " + withdrawn.ownerToken()).isEqualTo(1);
+                assertThat(withdrawals.poll(10, TimeUnit.SECONDS)).as("whose withdrawal was told")
+                        .isEqualTo(withdrawn.ownerToken());
             }
+            unwatch.run();
+            store.release(third);
+            assertThat(withdrawals.poll(300, TimeUnit.MILLISECONDS)).as("told after the watch was cancelled").isNull();
         }
-        store.release(third);
     }
 
     @Test
