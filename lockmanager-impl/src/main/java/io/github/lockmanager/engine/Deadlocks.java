@@ -21,6 +21,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -37,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * wait with {@link LockManagerException.ErrorCode#DEADLOCK}. A node looks only while one of its own requests has
  * waited an interval, every second at first and less often while it finds nothing (up to every 8 s); each look is one
  * listing of the store. So a cycle is ended within about 10 s of closing, within 3 s where the node looked a moment
- * before. Runs on the keeper thread.
+ * before. The keeper asks for each look; the look runs on a thread of its own ({@link #look}).
  */
 final class Deadlocks {
     private static final Logger log = LoggerFactory.getLogger(Deadlocks.class);
@@ -60,10 +65,15 @@ final class Deadlocks {
     private final TimeSource time;
     private final Requests requests;
     private final AtomicLong ended = new AtomicLong();
+    /** Whether a look is under way; its end publishes the look's state to the keeper's next check. */
+    private final AtomicBoolean looking = new AtomicBoolean();
+    private final NamedThreadFactory threads;
+    /** The thread of the looks: made at the first look, gone after a minute without one. */
+    private final ThreadPoolExecutor apart;
     private final AtomicLong looks = new AtomicLong();
-    /** The cycles the last look found, by their {@link #identity}; keeper thread only. */
+    /** The cycles the last look found, by their {@link #identity}; one look at a time changes it ({@link #looking}). */
     private Set<String> lastSeen = Set.of();
-    /** When the next look is due, and the time to it after a look that finds nothing; keeper thread only. */
+    /** When the next look is due, and the time to it after a look that finds nothing; as {@link #lastSeen}. */
     private long nextLookNanos = System.nanoTime();
     private long intervalNanos;
 
@@ -74,6 +84,8 @@ final class Deadlocks {
         this.keys = keys;
         this.time = settings.timeSource();
         this.requests = requests;
+        this.threads = new NamedThreadFactory("lockmanager-" + nodeId + "-deadlocks");
+        this.apart = new ThreadPoolExecutor(0, 1, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(), threads);
         Duration tenPolls = settings.waitPollInterval().multipliedBy(10);
         Duration shortest = Duration.ofMillis(100);
         Duration longest = Duration.ofSeconds(1);
@@ -97,8 +109,16 @@ final class Deadlocks {
         return looks.get();
     }
 
-    /** One look, if a request of this node has waited an interval and the next look is due. */
+    /**
+     * One look, if a request of this node has waited an interval, the next look is due and none is under way: the
+     * keeper decides, and the look itself (a listing of the store, which may take seconds on a large one) runs on the
+     * thread of the looks, so that the keeper's renewals of locks and requests never wait for it. A request whose
+     * renewal waited behind a long listing ran out and was lost, and its wait went unseen for a minute (a CI run).
+     */
     void look() {
+        if (looking.get()) {
+            return;
+        }
         long now = System.nanoTime();
         List<FairTurn> mine = requests.waitingSince(now - interval.toNanos());
         if (mine.isEmpty()) {
@@ -107,9 +127,39 @@ final class Deadlocks {
             nextLookNanos = now;
             return;
         }
-        if (now - nextLookNanos < 0) {
+        if (now - nextLookNanos < 0 || !looking.compareAndSet(false, true)) {
             return;
         }
+        try {
+            apart.execute(() -> {
+                try {
+                    lookNow(mine, now);
+                } finally {
+                    looking.set(false);
+                }
+            });
+        } catch (RejectedExecutionException stopped) {
+            looking.set(false);
+        }
+    }
+
+    /** Stops the thread of the looks, waiting for a look under way to end (its store call is bounded). */
+    void stop() {
+        apart.shutdownNow();
+        try {
+            if (!threads.awaitExit(STOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                log.warn("Deadlock detection of node '{}' did not stop in time: a listing of store {} is hanging",
+                        nodeId, store);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static final long STOP_MILLIS = 5_000;
+
+    /** Lists the store and ends a cycle seen twice; on the thread of the looks, one at a time. */
+    private void lookNow(List<FairTurn> mine, long now) {
         List<LockRecord> records;
         looks.incrementAndGet();
         try {

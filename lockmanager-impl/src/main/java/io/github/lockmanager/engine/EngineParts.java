@@ -93,6 +93,7 @@ final class EngineParts {
         onStop.forEach(Runnable::run);
         tasks.stop();
         requests.stop();
+        deadlocks.stop();
         List<Acquisition> held = table.held();
         log.info("Closing lock manager of node '{}': {} locks held; interrupting their holders (asking tasks to stop) "
                 + "and waiting up to {} for them to unlock", settings.nodeId(), held.size(), settings.shutdownTimeout());
