@@ -4,6 +4,7 @@ import io.github.lockmanager.spi.LockStore;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * Everything a store must pass: the SPI rules ({@link LockStoreContract}) and the lock manager's behaviour on it
@@ -92,8 +93,11 @@ public abstract class StoreTck {
     @Nested
     class Requests extends RequestContract {
         @BeforeEach
-        void whereRun() {
+        void whereRun(TestInfo test) {
             assumeRuns(RequestContract.class);
+            String name = test.getTestMethod().map(java.lang.reflect.Method::getName).orElse("");
+            Assumptions.assumeTrue(runs(RequestContract.class, name), () -> StoreTck.this.getClass().getSimpleName()
+                    + " leaves out " + name + ": see its runs(contract, test)");
         }
 
         @Override
@@ -110,6 +114,15 @@ public abstract class StoreTck {
      * calls otherwise; a skipped contract's tests are reported as skipped.
      */
     protected boolean runs(Class<?> contract) {
+        return true;
+    }
+
+    /**
+     * Whether this subclass runs the case {@code test} of {@code contract} (so far asked of {@link RequestContract}'s
+     * cases): all of them. A subclass that leaves one out says why in its override, and the case is reported as
+     * skipped.
+     */
+    protected boolean runs(Class<?> contract, String test) {
         return true;
     }
 
