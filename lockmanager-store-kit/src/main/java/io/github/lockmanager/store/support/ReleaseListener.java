@@ -38,15 +38,7 @@ public abstract class ReleaseListener {
      * @return what cancels the watch, or {@code null} if the listener is not listening
      */
     public final Runnable watch(String key, Runnable wake, ReleaseWaiters.Mark mark) throws LockManagerException {
-        try {
-            if (!listening(START_MILLIS)) {
-                return null;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-        return waiters.watch(key, wake, mark);
+        return started() ? waiters.watch(key, wake, mark) : null;
     }
 
     /**
@@ -56,14 +48,16 @@ public abstract class ReleaseListener {
      * @return what cancels the watch, or {@code null} if the listener is not listening
      */
     public final Runnable watchWithdrawals(String key, Consumer<String> withdrawn) {
+        return started() ? waiters.watchWithdrawals(key, withdrawn) : null;
+    }
+
+    /** Whether the listener listens, waiting for its start; an interrupt is kept in the caller's flag ({@code false}). */
+    private boolean started() {
         try {
-            if (!listening(START_MILLIS)) {
-                return null;
-            }
+            return listening(START_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return null;
+            return false;
         }
-        return waiters.watchWithdrawals(key, withdrawn);
     }
 }
