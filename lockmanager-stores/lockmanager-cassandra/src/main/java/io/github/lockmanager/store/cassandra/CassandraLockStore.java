@@ -88,8 +88,10 @@ public final class CassandraLockStore implements LockStore {
 
     /**
      * Settings of a {@link CassandraLockStore}; each setter checks its value and names it when refusing it. Defaults:
-     * table {@code lockmanager_locks}, max clock skew 500 ms, operation timeout 5 s (its least 100 ms), retries 3
-     * attempts with backoff 50 ms doubling to 1 s, idle record retention 1 hour.
+     * table {@code lockmanager_locks}, max clock skew 500 ms, operation timeout 5 s (its least 100 ms), retries 5
+     * attempts with backoff 100 ms doubling to 2 s (1.5 s in all, past the driver's first reconnection after a
+     * connection it dropped: its requests fail with "no connection available" until then), idle record retention 1
+     * hour.
      */
     public static final class Builder extends StoreBuilder<Builder> {
         private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,48}");
@@ -100,7 +102,7 @@ public final class CassandraLockStore implements LockStore {
         private boolean closeSession;
 
         private Builder(CqlSession session) {
-            super(Duration.ofMillis(100), new RetryPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1)));
+            super(Duration.ofMillis(100), new RetryPolicy(5, Duration.ofMillis(100), Duration.ofSeconds(2)));
             this.session = Require.notNull(session, "session");
             this.keyspace = session.getKeyspace().map(CqlIdentifier::asInternal).orElse(null);
         }
