@@ -8,7 +8,6 @@ import io.github.lockmanager.LockResource;
 import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockHandle;
 
-import java.util.function.Function;
 
 /**
  * The rules every store's "data in the lock's own record" follows (Astyanax's row lock recipe), written once: only an
@@ -41,19 +40,34 @@ public final class DataUnderLock {
     }
 
     /**
+     * Writes changes under {@code held}, which stays held: {@code write} without a release.
+     *
+     * @param store names where the record lives, in the message of a {@link LockLostException}
+     * @throws LockLostException if the record was no longer the hold's: nothing was written
+     */
+    public static void change(LockResource held, Object store, Write write)
+            throws LockManagerException, LockLostException {
+        LockHandle handle = handleOf(held);
+        if (!write.write(handle, false)) {
+            throw lost(handle, store, "nothing was written");
+        }
+    }
+
+    /**
      * Writes the changes and gives back {@code held}'s hold in one write where this is its last hold (both or
      * neither), else writes the changes and gives back the hold. If the write fails the lock is released by the
      * manager apart.
      *
-     * @param lost what to throw when the record was no longer the hold's: nothing was written
+     * @param store names where the record lives, in the message of a {@link LockLostException}
+     * @throws LockLostException if the record was no longer the hold's: nothing was written
      */
-    public static void releaseWith(LockResource held, Write write, Function<LockHandle, LockLostException> lost)
+    public static void releaseWith(LockResource held, Object store, Write write)
             throws LockManagerException, LockLostException {
         requireExclusive(held);
         try (GuardedHold hold = held.guard()) {
             hold.release((handle, lastHold) -> {
                 if (!write.write(handle, lastHold)) {
-                    throw lost.apply(handle);
+                    throw lost(handle, store, "nothing was written");
                 }
             }, false);
         } catch (LockManagerException | LockLostException | RuntimeException e) {
@@ -61,6 +75,15 @@ public final class DataUnderLock {
         } catch (Exception e) {
             throw LockManagerException.propagate(e);
         }
+    }
+
+    /**
+     * What a read or write of data under {@code handle} throws when the record in {@code store} is no longer its:
+     * {@code consequence} says what that means for the caller ("nothing was written").
+     */
+    public static LockLostException lost(LockHandle handle, Object store, String consequence) {
+        return new LockLostException("lock '" + handle.key().name() + "' (" + handle.key().level() + ") is no longer"
+                + " this acquisition's in " + store + ": its lease ran out or it was taken; " + consequence);
     }
 
     /** @throws UnsupportedOperationException naming the lock and its mode, if {@code held} is not exclusive */

@@ -86,7 +86,7 @@ public final class AerospikeRecordData implements LockData<Object> {
             }
         });
         if (record == null) {
-            throw lost(handle, "its data was not read");
+            throw DataUnderLock.lost(handle, storeName, "its data was not read");
         }
         Map<String, Object> data = new TreeMap<>(record.bins);
         AerospikeLayout.BINS.forEach(data::remove);
@@ -102,10 +102,7 @@ public final class AerospikeRecordData implements LockData<Object> {
     @Override
     public void change(LockResource held, Map<String, ?> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
-        LockHandle handle = DataUnderLock.handleOf(held);
-        if (!write(handle, puts, deletes, false)) {
-            throw lost(handle, "nothing was written");
-        }
+        DataUnderLock.change(held, storeName, (handle, release) -> write(handle, puts, deletes, release));
     }
 
     /**
@@ -118,8 +115,8 @@ public final class AerospikeRecordData implements LockData<Object> {
     @Override
     public void releaseWithChanges(LockResource held, Map<String, ?> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
-        DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
-                handle -> lost(handle, "nothing was written"));
+        DataUnderLock.releaseWith(held, storeName,
+                (handle, release) -> write(handle, puts, deletes, release));
     }
 
     /**
@@ -179,10 +176,6 @@ public final class AerospikeRecordData implements LockData<Object> {
         return bin;
     }
 
-    private LockLostException lost(LockHandle handle, String consequence) {
-        return new LockLostException("lock '" + handle.key().name() + "' (" + handle.key().level() + ") is no longer "
-                + "this acquisition's in " + storeName + ": its lease ran out or it was taken; " + consequence);
-    }
 
     @Override
     public String toString() {

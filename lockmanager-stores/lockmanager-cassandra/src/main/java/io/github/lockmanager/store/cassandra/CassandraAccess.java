@@ -9,6 +9,9 @@ import com.datastax.oss.driver.api.core.connection.BusyConnectionException;
 import com.datastax.oss.driver.api.core.connection.ClosedConnectionException;
 import com.datastax.oss.driver.api.core.connection.HeartbeatException;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
+import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -29,6 +32,8 @@ import io.github.lockmanager.store.support.RetryPolicy.Failure;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -53,7 +58,8 @@ final class CassandraAccess {
     private volatile Statements statements;
 
     /** The table's prepared statements, prepared once the table exists. */
-    private record Statements(PreparedStatement read, PreparedStatement compareAndSet, PreparedStatement scan) {
+    private record Statements(PreparedStatement read, PreparedStatement compareAndSet, PreparedStatement scan,
+                              PreparedStatement readData, PreparedStatement putData, PreparedStatement deleteData) {
     }
 
     CassandraAccess(CqlSession session, String keyspace, String table, Duration operationTimeout, RetryPolicy retries) {
@@ -98,7 +104,10 @@ final class CassandraAccess {
             prepared = new Statements(
                     session.prepare("SELECT s FROM " + t + " WHERE k = ?"),
                     session.prepare("UPDATE " + t + " USING TTL ? SET s = ? WHERE k = ? IF s = ?"),
-                    session.prepare("SELECT k, s FROM " + t));
+                    session.prepare("SELECT k, s FROM " + t),
+                    session.prepare("SELECT s, d FROM " + t + " WHERE k = ?"),
+                    session.prepare("UPDATE " + t + " SET d = d + ? WHERE k = ?"),
+                    session.prepare("UPDATE " + t + " SET d = d - ? WHERE k = ?"));
             statements = prepared;
         }
         return prepared;
@@ -135,6 +144,42 @@ final class CassandraAccess {
                                           long timeoutMillis) {
         BoundStatement swap = statements().compareAndSet.bind(ttlSeconds, next, key.storageKey(), expected)
                 .setConsistencyLevel(quorumOf(key.level()))
+                .setSerialConsistencyLevel(serialOf(key.level()))
+                .setTimeout(Duration.ofMillis(timeoutMillis));
+        return session.executeAsync(swap).toCompletableFuture().thenApply(rs -> {
+            if (rs.wasApplied()) {
+                return new Swap(true, null);
+            }
+            Row row = rs.one();
+            return new Swap(false, row == null ? null : row.getByteBuffer("s"));
+        });
+    }
+
+    /** The state cell and the data of {@code key}, by a linearizable read of its level. */
+    CompletableFuture<Row> readWithData(LockKey key, long timeoutMillis) {
+        BoundStatement read = statements().readData.bind(key.storageKey())
+                .setConsistencyLevel(serialOf(key.level()))
+                .setTimeout(Duration.ofMillis(timeoutMillis));
+        return session.executeAsync(read).toCompletableFuture().thenApply(AsyncResultSet::one);
+    }
+
+    /**
+     * Sets the state cell of {@code key} to {@code next} if it holds {@code expected}, and with it puts and deletes the
+     * named data: one conditional batch on the key's partition, so all of it or none applies. The data has no TTL.
+     */
+    CompletableFuture<Swap> compareAndSetWithData(LockKey key, ByteBuffer expected, ByteBuffer next, int ttlSeconds,
+                                                  Map<String, ByteBuffer> puts, Set<String> deletes,
+                                                  long timeoutMillis) {
+        Statements prepared = statements();
+        BatchStatementBuilder batch = BatchStatement.builder(DefaultBatchType.UNLOGGED)
+                .addStatement(prepared.compareAndSet.bind(ttlSeconds, next, key.storageKey(), expected));
+        if (!puts.isEmpty()) {
+            batch.addStatement(prepared.putData.bind(puts, key.storageKey()));
+        }
+        if (!deletes.isEmpty()) {
+            batch.addStatement(prepared.deleteData.bind(deletes, key.storageKey()));
+        }
+        BatchStatement swap = batch.build().setConsistencyLevel(quorumOf(key.level()))
                 .setSerialConsistencyLevel(serialOf(key.level()))
                 .setTimeout(Duration.ofMillis(timeoutMillis));
         return session.executeAsync(swap).toCompletableFuture().thenApply(rs -> {

@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 
@@ -236,6 +237,11 @@ public final class CassandraLockStore implements LockStore {
         return access + ", max clock skew " + graceMillis + " ms";
     }
 
+    /** The means the store's parts share ({@link CassandraRowData}). */
+    CassandraAccess access() {
+        return access;
+    }
+
     /** How many keys' states this store remembers to decide its next change on (for tests). */
     int knownStates() {
         return known.size();
@@ -243,17 +249,34 @@ public final class CassandraLockStore implements LockStore {
 
     // ---- one change of one key: compare-and-set of its state cell until it applies or needs no write
 
+    /** One conditional write of a key's state cell: {@link CassandraAccess#compareAndSet}, or one with data. */
+    interface Writer {
+        CompletableFuture<Swap> write(LockKey key, ByteBuffer expected, ByteBuffer next, int ttlSeconds,
+                                      long timeoutMillis);
+    }
+
     private <T> T change(String what, LockKey key, BiFunction<KeyState, Long, Change<T>> decide)
             throws LockManagerException {
+        return change(what, key, decide, access::compareAndSet);
+    }
+
+    /** A change of {@code key} decided by {@code decide} and written by {@code writer}, within the store's bounds. */
+    <T> T change(String what, LockKey key, BiFunction<KeyState, Long, Change<T>> decide, Writer writer)
+            throws LockManagerException {
         return access.call(what, remaining -> CassandraAccess.await(
-                changeAsync(key, decide, deadlineIn(remaining)), remaining));
+                changeAsync(key, decide, writer, deadlineIn(remaining)), remaining));
     }
 
     private <T> CompletableFuture<T> changeAsync(LockKey key, BiFunction<KeyState, Long, Change<T>> decide,
                                                  long deadline) {
+        return changeAsync(key, decide, access::compareAndSet, deadline);
+    }
+
+    private <T> CompletableFuture<T> changeAsync(LockKey key, BiFunction<KeyState, Long, Change<T>> decide,
+                                                 Writer writer, long deadline) {
         KnownStates.Known last = known.get(key.storageKey());
-        return last == null ? step(key, null, KeyState.EMPTY, false, decide, deadline)
-                : step(key, last.cell(), last.state(), false, decide, deadline);
+        return last == null ? step(key, null, KeyState.EMPTY, false, decide, writer, deadline)
+                : step(key, last.cell(), last.state(), false, decide, writer, deadline);
     }
 
     /**
@@ -262,7 +285,8 @@ public final class CassandraLockStore implements LockStore {
      * answered only from a value read from the store ({@code confirmed}), never from one only remembered.
      */
     private <T> CompletableFuture<T> step(LockKey key, ByteBuffer cell, KeyState state, boolean confirmed,
-                                          BiFunction<KeyState, Long, Change<T>> decide, long deadline) {
+                                          BiFunction<KeyState, Long, Change<T>> decide, Writer writer,
+                                          long deadline) {
         long left = leftMillis(deadline);
         if (left <= 0) {
             return CompletableFuture.failedFuture(new DriverTimeoutException("the call's time ran out while the"
@@ -275,17 +299,17 @@ public final class CassandraLockStore implements LockStore {
             }
             return access.readState(key, true, left).thenCompose(read -> {
                 KeyState now = remember(key, read);
-                return step(key, read, now, true, decide, deadline);
+                return step(key, read, now, true, decide, writer, deadline);
             });
         }
         ByteBuffer next = change.next().encode();
-        return access.compareAndSet(key, cell, next, ttlSeconds(change.next()), left).thenCompose((Swap swap) -> {
+        return writer.write(key, cell, next, ttlSeconds(change.next()), left).thenCompose((Swap swap) -> {
             if (swap.applied()) {
                 known.put(key.storageKey(), next, change.next());
                 return CompletableFuture.completedFuture(change.answer());
             }
             KeyState now = remember(key, swap.current());
-            return step(key, swap.current(), now, true, decide, deadline);
+            return step(key, swap.current(), now, true, decide, writer, deadline);
         });
     }
 
@@ -335,6 +359,10 @@ public final class CassandraLockStore implements LockStore {
                 calls.values().forEach(call -> call.cancel(true));
                 Thread.currentThread().interrupt();
                 throw e;
+            } catch (TimeoutException e) {
+                // each call has its own timeout; this one only if a machine too loaded to run them has missed it
+                calls.values().forEach(call -> call.cancel(true));
+                throw new DriverTimeoutException(what + ": no answer within the call's time");
             }
             Map<LockHandle, HoldState> answers = new LinkedHashMap<>();
             Exception failure = null;

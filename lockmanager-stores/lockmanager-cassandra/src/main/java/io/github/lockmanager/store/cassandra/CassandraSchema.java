@@ -54,8 +54,8 @@ final class CassandraSchema {
         checkReplication(replication, topology);
         access.callEachWithin("create the lock table " + access.qualifiedTable(), timeout -> access.execute(
                 SimpleStatement.newInstance("CREATE TABLE IF NOT EXISTS " + access.qualifiedTable()
-                        + " (k text PRIMARY KEY, s blob, d blob) WITH comment = 'lockmanager locks: k the storage key,"
-                        + " s the lock state (versioned), d data kept under the lock'"), timeout));
+                        + " (k text PRIMARY KEY, s blob, d map<text, blob>) WITH comment = 'lockmanager locks: k the"
+                        + " storage key, s the lock state (versioned), d data kept under the lock'"), timeout));
         checkLayout();
         return topology;
     }
@@ -139,7 +139,7 @@ final class CassandraSchema {
         Map<String, String> wanted = new LinkedHashMap<>();
         wanted.put("k", "partition_key text");
         wanted.put("s", "regular blob");
-        wanted.put("d", "regular blob");
+        wanted.put("d", "regular map<text, blob>");
         for (Map.Entry<String, String> column : wanted.entrySet()) {
             if (!column.getValue().equals(columns.get(column.getKey()))) {
                 throw new LockManagerException(ErrorCode.TABLE_CREATION_ERROR, "table " + access.qualifiedTable()

@@ -181,6 +181,8 @@ final class CassandraNode {
                 "start_native_transport: true",
                 "endpoint_snitch: GossipingPropertyFileSnitch",
                 "auto_snapshot: false",
+                // a node of a test's cluster joins with no data to stream: it need not bootstrap
+                "auto_bootstrap: false",
                 "concurrent_compactors: 1",
                 "");
         Files.writeString(dir.resolve("cassandra.yaml"), yaml);

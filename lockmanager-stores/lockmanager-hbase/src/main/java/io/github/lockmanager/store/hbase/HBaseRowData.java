@@ -115,7 +115,7 @@ public final class HBaseRowData implements LockData<byte[]> {
         Result result = store.call("read the data of lock '" + handle.key().name() + "'",
                 table -> table.get(new Get(row).addColumn(FAMILY, OWNER).addFamily(family)));
         if (!Arrays.equals(result.getValue(FAMILY, OWNER), Bytes.toBytes(handle.ownerToken()))) {
-            throw lost(handle, "its data was not read");
+            throw DataUnderLock.lost(handle, "HBase table " + store.tableName(), "its data was not read");
         }
         Map<String, byte[]> data = new LinkedHashMap<>();
         NavigableMap<byte[], byte[]> columns = result.getFamilyMap(family);
@@ -134,10 +134,8 @@ public final class HBaseRowData implements LockData<byte[]> {
     @Override
     public void change(LockResource held, Map<String, ? extends byte[]> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
-        LockHandle handle = DataUnderLock.handleOf(held);
-        if (!write(handle, puts, deletes, false)) {
-            throw lost(handle, "nothing was written");
-        }
+        DataUnderLock.change(held, "HBase table " + store.tableName(),
+                (handle, release) -> write(handle, puts, deletes, release));
     }
 
     /**
@@ -151,8 +149,8 @@ public final class HBaseRowData implements LockData<byte[]> {
     public void releaseWithChanges(LockResource held, Map<String, ? extends byte[]> puts,
                                    Collection<String> deletes)
             throws LockManagerException, LockLostException {
-        DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
-                handle -> lost(handle, "nothing was written"));
+        DataUnderLock.releaseWith(held, "HBase table " + store.tableName(),
+                (handle, release) -> write(handle, puts, deletes, release));
     }
 
     /** The changes, and with {@code release} the freed owner cell, in one write conditional on the owner. */
@@ -223,11 +221,6 @@ public final class HBaseRowData implements LockData<byte[]> {
         return Bytes.toBytes(qualifier);
     }
 
-    private LockLostException lost(LockHandle handle, String consequence) {
-        return new LockLostException("lock '" + handle.key().name() + "' (" + handle.key().level() + ") is no longer "
-                + "this acquisition's in HBase table " + store.tableName() + ": its lease ran out or it was taken; "
-                + consequence);
-    }
 
     @Override
     public String toString() {

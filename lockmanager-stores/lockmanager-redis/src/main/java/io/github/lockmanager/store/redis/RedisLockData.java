@@ -56,7 +56,7 @@ public final class RedisLockData implements LockData<String> {
         List<?> answer = access.call("read the data of lock '" + handle.key().name() + "'",
                 timeout -> access.<List<?>>run(RedisScripts.DATA_READ, timeout, keys, RedisLayout.holderField(handle)));
         if ((Long) answer.get(0) != 1) {
-            throw lost(handle.key(), "its data was not read");
+            throw DataUnderLock.lost(handle, store, "its data was not read");
         }
         Map<String, String> data = new TreeMap<>();
         for (int i = 1; i + 1 < answer.size(); i += 2) {
@@ -74,10 +74,7 @@ public final class RedisLockData implements LockData<String> {
     @Override
     public void change(LockResource held, Map<String, ? extends String> puts, Collection<String> deletes)
             throws LockManagerException, LockLostException {
-        LockHandle handle = DataUnderLock.handleOf(held);
-        if (!write(handle, puts, deletes, false)) {
-            throw lost(handle.key(), "nothing was written");
-        }
+        DataUnderLock.change(held, store, (handle, release) -> write(handle, puts, deletes, release));
     }
 
     /**
@@ -91,8 +88,8 @@ public final class RedisLockData implements LockData<String> {
     public void releaseWithChanges(LockResource held, Map<String, ? extends String> puts,
                                    Collection<String> deletes)
             throws LockManagerException, LockLostException {
-        DataUnderLock.releaseWith(held, (handle, release) -> write(handle, puts, deletes, release),
-                handle -> lost(handle.key(), "nothing was written"));
+        DataUnderLock.releaseWith(held, store,
+                (handle, release) -> write(handle, puts, deletes, release));
     }
 
     private boolean write(LockHandle handle, Map<String, ? extends String> puts, Collection<String> deletes,
@@ -122,10 +119,6 @@ public final class RedisLockData implements LockData<String> {
         return name;
     }
 
-    private LockLostException lost(LockKey key, String consequence) {
-        return new LockLostException("lock '" + key.name() + "' (" + key.level() + ") is no longer this "
-                + "acquisition's in " + store + ": its lease ran out or it was taken; " + consequence);
-    }
 
     @Override
     public String toString() {
