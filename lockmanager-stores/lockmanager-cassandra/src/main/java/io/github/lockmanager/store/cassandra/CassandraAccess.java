@@ -16,6 +16,7 @@ import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.servererrors.BootstrappingException;
 import com.datastax.oss.driver.api.core.servererrors.CASWriteUnknownException;
 import com.datastax.oss.driver.api.core.servererrors.OverloadedException;
@@ -142,11 +143,16 @@ final class CassandraAccess {
     /** Sets the state cell of {@code key} to {@code next} if it holds {@code expected} ({@code null}: no state). */
     CompletableFuture<Swap> compareAndSet(LockKey key, ByteBuffer expected, ByteBuffer next, int ttlSeconds,
                                           long timeoutMillis) {
-        BoundStatement swap = statements().compareAndSet.bind(ttlSeconds, next, key.storageKey(), expected)
-                .setConsistencyLevel(quorumOf(key.level()))
+        return swap(statements().compareAndSet.bind(ttlSeconds, next, key.storageKey(), expected), key,
+                timeoutMillis);
+    }
+
+    /** Runs a conditional {@code statement} on {@code key}'s partition at its level's consistency. */
+    private <S extends Statement<S>> CompletableFuture<Swap> swap(S statement, LockKey key, long timeoutMillis) {
+        S bounded = statement.setConsistencyLevel(quorumOf(key.level()))
                 .setSerialConsistencyLevel(serialOf(key.level()))
                 .setTimeout(Duration.ofMillis(timeoutMillis));
-        return session.executeAsync(swap).toCompletableFuture().thenApply(rs -> {
+        return session.executeAsync(bounded).toCompletableFuture().thenApply(rs -> {
             if (rs.wasApplied()) {
                 return new Swap(true, null);
             }
@@ -179,16 +185,7 @@ final class CassandraAccess {
         if (!deletes.isEmpty()) {
             batch.addStatement(prepared.deleteData.bind(deletes, key.storageKey()));
         }
-        BatchStatement swap = batch.build().setConsistencyLevel(quorumOf(key.level()))
-                .setSerialConsistencyLevel(serialOf(key.level()))
-                .setTimeout(Duration.ofMillis(timeoutMillis));
-        return session.executeAsync(swap).toCompletableFuture().thenApply(rs -> {
-            if (rs.wasApplied()) {
-                return new Swap(true, null);
-            }
-            Row row = rs.one();
-            return new Swap(false, row == null ? null : row.getByteBuffer("s"));
-        });
+        return swap(batch.build(), key, timeoutMillis);
     }
 
     /** A scan of the whole table at {@code consistency}, {@code pageSize} rows a page. */
