@@ -242,11 +242,6 @@ public final class CassandraLockStore implements LockStore {
         return access;
     }
 
-    /** How many keys' states this store remembers to decide its next change on (for tests). */
-    int knownStates() {
-        return known.size();
-    }
-
     // ---- one change of one key: compare-and-set of its state cell until it applies or needs no write
 
     /** One conditional write of a key's state cell: {@link CassandraAccess#compareAndSet}, or one with data. */
