@@ -26,6 +26,12 @@ public class LockManagerException extends LockException {
          * {@link LockSpec#fair fair} waits, which register their requests.
          */
         DEADLOCK,
+        /**
+         * A lock record in the store is in a format this release does not read (a later release wrote it, for example
+         * during a rolling upgrade that is being rolled back) or is damaged; the call wrote nothing. The message names
+         * the format. Not retried: it fails again until a release that reads the format runs.
+         */
+        UNREADABLE_RECORD,
         /** Anything else: a bug, or an answer from the store that makes no sense. */
         INTERNAL_ERROR
     }

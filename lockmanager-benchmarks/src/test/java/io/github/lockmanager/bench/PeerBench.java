@@ -81,9 +81,14 @@ final class PeerBench {
     }
 
     private void compare(Factory oursFactory, Factory peerFactory, String store) throws Exception {
+        compare("9.", oursFactory, peerFactory, store);
+    }
+
+    /** Every row of a comparison with {@code peerFactory}'s library on {@code store}, as figure {@code number}. */
+    void compare(String number, Factory oursFactory, Factory peerFactory, String store) throws Exception {
         try (Contender ours = oursFactory.node("a"); Contender peer = peerFactory.node("a");
              Contender oursB = oursFactory.node("b"); Contender peerB = peerFactory.node("b")) {
-            String figure = "9. vs " + peer.name() + ": ";
+            String figure = number + " vs " + peer.name() + ": ";
             String oursKey = "u-ours-" + run;
             String peerKey = "u-peer-" + run;
             long oursTrips = ours.roundTrips();
@@ -94,12 +99,14 @@ final class PeerBench {
             String trips = store.equals(REDIS) ? redisCommands(ours, oursKey, peer, peerKey) : peer.roundTrips() < 0
                     ? String.format(Locale.ROOT, "round trips per cycle: ours %.2f; Redis commands not counted",
                     (ours.roundTrips() - oursTrips) / runs)
-                    : String.format(Locale.ROOT, "round trips per cycle (statements and commits counted on the "
-                    + "connection): ours %.2f, theirs %.2f", (ours.roundTrips() - oursTrips) / runs,
-                    (peer.roundTrips() - peerTrips) / runs);
+                    : String.format(Locale.ROOT, "round trips per cycle (" + countedHow(store) + "): ours %.2f, "
+                    + "theirs %.2f", (ours.roundTrips() - oursTrips) / runs, (peer.roundTrips() - peerTrips) / runs);
             report.add(figure + "uncontended lock+unlock", store, Report.micros(nanos[0] / measured),
                     Report.micros(nanos[1] / measured), (double) nanos[0] / nanos[1], trips);
             freshKeys(figure, store, ours, peer);
+            if (store.equals(CassandraContenders.STORE)) {
+                sameKey(figure, store, ours, oursKey, peer, peerKey);
+            }
 
             String[] oursKeys = throughputKeys("ours");
             String[] peerKeys = throughputKeys("peer");
@@ -129,7 +136,7 @@ final class PeerBench {
                     oursWaiting), String.format(Locale.ROOT, "%.2f/s", peerWaiting), oursWaiting / peerWaiting,
                     "a waiter on node b for a key node a holds, over " + settings.throughputTime().multipliedBy(2)
                             .toMillis() + " ms, " + (store.equals(REDIS) ? "commands as the server's MONITOR reports "
-                            + "them" : "statements and commits counted on its connection") + "; below 1 is cheaper; "
+                            + "them" : countedHow(store)) + "; below 1 is cheaper; "
                             + "ours waits as in the hand-off row, theirs " + waitingOf(peer));
 
             // two turns each, alternated, so that a slow phase of the machine or the JIT's first compilation of the
@@ -225,10 +232,19 @@ final class PeerBench {
         return calls / (window.toNanos() / 1e9);
     }
 
+    /** How round trips are counted on {@code store} (a database reached by JDBC, or Cassandra). */
+    private static String countedHow(String store) {
+        return store.equals(CassandraContenders.STORE) ? "requests counted by each session's request tracker"
+                : "statements and commits counted on the connection";
+    }
+
     private static String waitingOf(Contender peer) {
         return peer instanceof Contenders.SpringIntegration || peer instanceof RedisContenders.SpringIntegration
                 ? "lock() polling every 100 ms (idleBetweenTries)"
-                : peer instanceof Contenders.ShedLock ? "a tryLock loop every 100 ms (ShedLock never waits)"
+                : peer instanceof Contenders.ShedLock || peer instanceof CassandraContenders.ShedLock
+                ? "a tryLock loop every 100 ms (ShedLock never waits)"
+                : peer instanceof CassandraContenders.Astyanax ? "a tryLock loop every 100 ms (as the row lock's "
+                + "retry policy sleeps)"
                 : peer instanceof RedisContenders.RedissonFenced ? "lockAndGetToken(), woken by pub/sub"
                 : "lock(), woken by pub/sub";
     }
@@ -249,6 +265,19 @@ final class PeerBench {
             report.add(figure + "a new key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile"), store,
                     Report.micros(o), Report.micros(p), (double) o / p, "each cycle timed on its own, the two sides' "
                             + "rounds alternating; every cycle inserts a row the key never had");
+        }
+    }
+
+    /** The same key in every cycle, each cycle timed on its own, alternating rounds: the median and the 99th percentile. */
+    private void sameKey(String figure, String store, Contender ours, String oursKey, Contender peer, String peerKey)
+            throws Exception {
+        Rounds.Timed each = Rounds.alternateTimingEach(settings, () -> cycle(ours, oursKey), () -> cycle(peer, peerKey));
+        for (double quantile : new double[]{0.5, 0.99}) {
+            long o = each.quantile(0, quantile);
+            long p = each.quantile(1, quantile);
+            report.add(figure + "the same key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile"), store,
+                    Report.micros(o), Report.micros(p), (double) o / p, "each cycle timed on its own, the two sides' "
+                            + "rounds alternating; the key's row is there from earlier cycles");
         }
     }
 

@@ -23,6 +23,8 @@ import io.github.lockmanager.leader.LeaderElection;
 import io.github.lockmanager.leader.LeadershipListener;
 import io.github.lockmanager.leader.Term;
 import io.github.lockmanager.store.aerospike.AerospikeLockStore;
+import com.datastax.oss.driver.api.core.CqlSession;
+import io.github.lockmanager.store.cassandra.CassandraLockStore;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.FencingTable;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
@@ -35,6 +37,7 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +59,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>{@code contend}: {@code node.threads} threads take and release the keys {@code hot-0..hot-(n-1)} for
- *       {@code node.seconds} (longer, up to four times, until the node has {@code node.minSections}), shared in {@code node.readers} percent of the sections (default none), or each a
+ *       {@code node.seconds} (longer, up to four times, until the node has {@code node.minSections}), each section
+ *       lasting up to {@code node.sectionMicros} (default 2000), shared in {@code node.readers} percent of the sections (default none), or each a
  *       permit of {@code node.permits} when that is set; each critical section is written to {@code node.out} as
  *       {@code key token node thread enter exit mode} (mode {@code S}, {@code X} or {@code P}), enter and exit stamped by the {@link SharedCounter} at {@code node.counter};
  *       with {@code node.fair}, each thread waits fairly for an exclusive lock instead, and the line ends with the
@@ -128,6 +132,13 @@ public final class ClusterNode {
             return aerospike(new AerospikeClient(new ClientPolicy(), System.getProperty("node.aerospike.host"),
                     Integer.getInteger("node.aerospike.port")), System.getProperty("node.aerospike.namespace"), table);
         }
+        if (System.getProperty("node.store").equals("cassandra")) {
+            CqlSession session = CqlSession.builder()
+                    .addContactPoint(new InetSocketAddress(System.getProperty("node.cassandra.host"),
+                            Integer.getInteger("node.cassandra.port")))
+                    .withLocalDatacenter(System.getProperty("node.cassandra.dc")).build();
+            return cassandra(session, System.getProperty("node.cassandra.keyspace"), table);
+        }
         if (System.getProperty("node.store").equals("redis")) {
             return redis(System.getProperty("node.redis.uri"), table);
         }
@@ -142,6 +153,14 @@ public final class ClusterNode {
     static LockStore aerospike(IAerospikeClient client, String namespace, String suffix) throws LockManagerException {
         AerospikeLockStore store = AerospikeLockStore.builder(client).namespace(namespace).setSuffix(suffix)
                 .operationTimeout(Duration.ofSeconds(1)).build();
+        store.initialize();
+        return store;
+    }
+
+    /** An initialized Cassandra store on {@code session} (closed with the store), the table {@code table}. */
+    static LockStore cassandra(CqlSession session, String keyspace, String table) throws LockManagerException {
+        CassandraLockStore store = CassandraLockStore.builder(session).keyspace(keyspace).table(table)
+                .operationTimeout(Duration.ofSeconds(1)).closeSessionOnClose(true).build();
         store.initialize();
         return store;
     }
@@ -172,6 +191,7 @@ public final class ClusterNode {
         // a loaded machine lets few in within the time: the node goes on until it has node.minSections, at most for
         // four times as long, so that the checks have enough sections from every node to mean something
         int minimum = Integer.getInteger("node.minSections", 0);
+        int sectionMicros = Integer.getInteger("node.sectionMicros", 2_000);
         long longest = System.nanoTime() + TimeUnit.SECONDS.toNanos(4 * seconds);
         AtomicInteger sections = new AtomicInteger();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -192,7 +212,7 @@ public final class ClusterNode {
                                 Duration.ofMinutes(1)) : permits > 0 ? manager.lock(LockSpec.permits(key, permits))
                                 : reader ? manager.lock(LockSpec.shared(key)) : manager.lock(key)) {
                             long enter = counter.next();
-                            TimeUnit.MICROSECONDS.sleep(random.nextInt(2_000));
+                            TimeUnit.MICROSECONDS.sleep(random.nextInt(sectionMicros));
                             long exit = counter.next();
                             long[] registered = fair ? registrations.take(asked) : null;
                             lines.add(key + " " + lock.getFencingToken() + " " + manager.getNodeId() + " "

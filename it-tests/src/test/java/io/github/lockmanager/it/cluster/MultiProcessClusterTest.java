@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Three node processes with eight threads each take and release three hot keys for a few seconds, on every store
- * with a server (Aerospike when one is named), exclusively, with readers and writers mixed, and as permits; a checker then proves from the recorded critical
+ * with a server (Aerospike when one is named; Cassandra on a node of its own), exclusively, with readers and writers mixed, and as permits; a checker then proves from the recorded critical
  * sections that the lock was a lock.
  */
 class MultiProcessClusterTest {
@@ -63,6 +63,26 @@ class MultiProcessClusterTest {
 
     private static void assumeAerospike() {
         assumeTrue(!Stores.aerospikeHost().isBlank(), "no Aerospike server named: run with -Daerospike.host=<host>");
+    }
+
+    @Test
+    void onCassandra() throws Exception {
+        runAndCheck(Stores.cassandra("lockmanager_cluster"));
+    }
+
+    @Test
+    void readersAndWritersOnCassandra() throws Exception {
+        runReadersAndWriters(Stores.cassandra("lockmanager_cluster"));
+    }
+
+    @Test
+    void permitsOnCassandra() throws Exception {
+        runPermits(Stores.cassandra("lockmanager_cluster"));
+    }
+
+    @Test
+    void fairTurnsOnCassandra() throws Exception {
+        runFair(Stores.cassandra("lockmanager_cluster"));
     }
 
     @Test
@@ -276,6 +296,7 @@ class MultiProcessClusterTest {
                 }
                 settings.put("node.seconds", Integer.toString(fair ? FAIR_SECONDS : SECONDS));
                 settings.put("node.minSections", Integer.toString(MIN_SECTIONS_PER_NODE));
+                settings.put("node.sectionMicros", Integer.toString(target.sectionMicros()));
                 settings.put("node.counter", counter.toString());
                 settings.put("node.out", out.toString());
                 settings.put("node.readers", Integer.toString(readersPercent));

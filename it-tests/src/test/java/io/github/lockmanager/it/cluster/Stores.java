@@ -4,6 +4,9 @@ import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.spi.LockStore;
 import com.aerospike.client.AerospikeClient;
 import com.aerospike.client.policy.ClientPolicy;
+import io.github.lockmanager.store.cassandra.CassandraCluster;
+import io.github.lockmanager.store.cassandra.CassandraLockStore;
+import io.github.lockmanager.store.cassandra.CassandraNode;
 import io.github.lockmanager.store.hbase.HBaseLockStore;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import org.apache.hadoop.conf.Configuration;
@@ -27,6 +30,14 @@ final class Stores {
 
         /** The same store, seen from the test. */
         LockStore store() throws LockManagerException;
+
+        /**
+         * The longest critical section of the cluster tests, in µs: long beside the store's round trip, so that
+         * shared holders of one key are inside together often enough to be seen.
+         */
+        default int sectionMicros() {
+            return 2_000;
+        }
     }
 
     static Target hbase(String table) {
@@ -116,6 +127,46 @@ final class Stores {
             @Override
             public LockStore store() throws LockManagerException {
                 return ClusterNode.aerospike(new AerospikeClient(new ClientPolicy(), host, port), namespace, suffix);
+            }
+        };
+    }
+
+    /**
+     * The Cassandra node this test JVM starts at first use ({@code CassandraCluster}: one node on 127.0.0.1, data
+     * centre {@code dc1}, keyspace {@code lockmanager_test}), the table {@code table}.
+     */
+    static Target cassandra(String table) {
+        CassandraNode node = CassandraCluster.node();
+        CassandraCluster.session();
+        return new Target() {
+            @Override
+            public String name() {
+                return "Cassandra";
+            }
+
+            @Override
+            public Map<String, String> settings(String client, String nodeId) {
+                Map<String, String> settings = common(client, nodeId, table);
+                settings.put("node.store", "cassandra");
+                settings.put("node.cassandra.host", node.address());
+                settings.put("node.cassandra.port", Integer.toString(node.nativePort()));
+                settings.put("node.cassandra.dc", node.dataCentre());
+                settings.put("node.cassandra.keyspace", CassandraCluster.KEYSPACE);
+                return settings;
+            }
+
+            @Override
+            public int sectionMicros() {
+                // a lightweight transaction takes 5 to 20 ms here, ten times a SQL update
+                return 20_000;
+            }
+
+            @Override
+            public LockStore store() throws LockManagerException {
+                CassandraLockStore store = CassandraLockStore.builder(CassandraCluster.session())
+                        .keyspace(CassandraCluster.KEYSPACE).table(table).build();
+                store.initialize();
+                return store;
             }
         };
     }

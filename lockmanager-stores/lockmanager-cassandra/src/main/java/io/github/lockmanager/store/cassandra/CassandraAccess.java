@@ -27,6 +27,7 @@ import com.datastax.oss.driver.api.core.servererrors.WriteFailureException;
 import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import io.github.lockmanager.LockLevel;
 import io.github.lockmanager.LockManagerException;
+import io.github.lockmanager.LockManagerException.ErrorCode;
 import io.github.lockmanager.spi.LockKey;
 import io.github.lockmanager.store.support.RetryPolicy;
 import io.github.lockmanager.store.support.RetryPolicy.Failure;
@@ -49,7 +50,17 @@ import java.util.concurrent.TimeoutException;
  * {@code QUORUM}.
  */
 final class CassandraAccess {
-    private static final RetryPolicy.Classifier FAILURES = e -> isTransient(e) ? Failure.TRANSIENT : Failure.PERMANENT;
+    private static final RetryPolicy.Classifier FAILURES = new RetryPolicy.Classifier() {
+        @Override
+        public Failure classify(Exception failure) {
+            return isTransient(failure) ? Failure.TRANSIENT : Failure.PERMANENT;
+        }
+
+        @Override
+        public ErrorCode permanentCode(Exception failure) {
+            return failure instanceof KeyState.Unreadable ? ErrorCode.UNREADABLE_RECORD : ErrorCode.CONNECTION_ERROR;
+        }
+    };
 
     private final CqlSession session;
     private final String keyspace;
@@ -96,6 +107,11 @@ final class CassandraAccess {
     /** The same, each attempt bounded by the operation timeout on its own (the first calls of a new session). */
     <T> T callEachWithin(String what, RetryPolicy.Attempt<T> call) throws LockManagerException {
         return retries.callEachWithin(what + " in Cassandra", operationTimeout, FAILURES, call);
+    }
+
+    /** Prepares the table's statements if they are not yet (blocking: never on a driver thread). */
+    void prepareStatements() {
+        statements();
     }
 
     private Statements statements() {

@@ -49,7 +49,8 @@ import java.util.regex.Pattern;
  * when another node changed the key since (the first one fails and answers the key's state) or it is held (the failed
  * one is the answer); release and abort 1 likewise; renew and check one per key, all keys at once (check is a quorum
  * read, no transaction); isLocked 1 quorum read; getLocks a paged scan of the table. A refusal decided on a state this
- * store only remembered is read again (a serial read) before it is answered.
+ * store only remembered is read again (a serial read) before it is answered. The changes of one key that this store
+ * has under way go one after another ({@link KeyTurns}): transactions on one partition that overlap contend in Paxos.
  *
  * <p>Whose clock: Cassandra has no clock a condition can read, so leases are judged by the nodes' clocks: a holder's
  * expiry is its writer's time plus the lease, and another node counts it live until that expiry plus
@@ -72,6 +73,7 @@ public final class CassandraLockStore implements LockStore {
     private final long graceMillis;
     private final long retentionSeconds;
     private final KnownStates known = new KnownStates(KnownStates.CAPACITY);
+    private final KeyTurns turns = new KeyTurns();
     private volatile Topology topology;
 
     private CassandraLockStore(Builder builder) {
@@ -163,6 +165,11 @@ public final class CassandraLockStore implements LockStore {
     @Override
     public void initialize() throws LockManagerException {
         topology = new CassandraSchema(access).createOrCheck();
+        // prepared now, on the caller's thread: a change may later start on a driver thread, which must not block
+        access.callEachWithin("prepare the lock table's statements", remaining -> {
+            access.prepareStatements();
+            return null;
+        });
     }
 
     @Override
@@ -269,9 +276,11 @@ public final class CassandraLockStore implements LockStore {
 
     private <T> CompletableFuture<T> changeAsync(LockKey key, BiFunction<KeyState, Long, Change<T>> decide,
                                                  Writer writer, long deadline) {
-        KnownStates.Known last = known.get(key.storageKey());
-        return last == null ? step(key, null, KeyState.EMPTY, false, decide, writer, deadline)
-                : step(key, last.cell(), last.state(), false, decide, writer, deadline);
+        return turns.inTurn(key.storageKey(), () -> {
+            KnownStates.Known last = known.get(key.storageKey());
+            return last == null ? step(key, null, KeyState.EMPTY, false, decide, writer, deadline)
+                    : step(key, last.cell(), last.state(), false, decide, writer, deadline);
+        });
     }
 
     /**

@@ -12,6 +12,7 @@ import io.github.lockmanager.store.support.DataUnderLock;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -59,9 +60,15 @@ public final class CassandraRowData implements LockData<byte[]> {
     @Override
     public Map<String, byte[]> read(LockResource held) throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
-        Row row = access.call("read the data of lock '" + handle.key().name() + "'",
-                timeout -> CassandraAccess.await(access.readWithData(handle.key(), timeout), timeout));
-        KeyState state = KeyState.decode(row == null ? null : row.getByteBuffer(0));
+        // decoded inside the call, so that a cell this release cannot read is reported by the call's rule
+        Map.Entry<Row, KeyState> read = access.call("read the data of lock '" + handle.key().name() + "'",
+                timeout -> {
+                    Row found = CassandraAccess.await(access.readWithData(handle.key(), timeout), timeout);
+                    return new AbstractMap.SimpleImmutableEntry<>(found,
+                            KeyState.decode(found == null ? null : found.getByteBuffer(0)));
+                });
+        Row row = read.getKey();
+        KeyState state = read.getValue();
         if (!holds(state, handle, System.currentTimeMillis())) {
             throw DataUnderLock.lost(handle, store, "nothing read may be relied on");
         }

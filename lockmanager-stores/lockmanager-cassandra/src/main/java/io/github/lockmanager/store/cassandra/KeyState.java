@@ -59,8 +59,8 @@ record KeyState(long counter, List<Holder> holders) {
     /**
      * The state a cell holds; {@link #EMPTY} for none.
      *
-     * @throws IllegalStateException naming the format if the cell was written in one this release does not know (a
-     *                               later release's): the key is left as it is
+     * @throws Unreadable naming the format if the cell was written in one this release does not know (a later
+     *                     release's), or saying it is damaged: the key is left as it is
      */
     static KeyState decode(ByteBuffer cell) {
         if (cell == null || !cell.hasRemaining()) {
@@ -71,7 +71,7 @@ record KeyState(long counter, List<Holder> holders) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(raw))) {
             byte format = in.readByte();
             if (format != FORMAT) {
-                throw new IllegalStateException("lock state of format " + format + " is not one this release reads"
+                throw new Unreadable("lock state of format " + format + " is not one this release reads"
                         + " (it reads format " + FORMAT + "): a later lockmanager-cassandra wrote it");
             }
             long counter = in.readLong();
@@ -79,7 +79,14 @@ record KeyState(long counter, List<Holder> holders) {
             Holder[] holders = new Holder[count];
             for (int i = 0; i < count; i++) {
                 String owner = in.readUTF();
-                LockMode mode = LockMode.ofCode(in.readByte());
+                byte modeCode = in.readByte();
+                LockMode mode;
+                try {
+                    mode = LockMode.ofCode(modeCode);
+                } catch (IllegalArgumentException e) {
+                    throw new Unreadable("lock state names lock mode " + modeCode + ", which format " + FORMAT
+                            + " does not have: the cell is damaged", e);
+                }
                 int permits = in.readInt();
                 String node = in.readUTF();
                 String thread = in.readUTF();
@@ -91,7 +98,20 @@ record KeyState(long counter, List<Holder> holders) {
             }
             return new KeyState(counter, List.of(holders));
         } catch (IOException e) {
-            throw new IllegalStateException("lock state cell of " + raw.length + " bytes is cut short or damaged", e);
+            throw new Unreadable("lock state cell of " + raw.length + " bytes is cut short or damaged", e);
+        }
+    }
+
+    /** A state cell this release cannot read; the store reports it as {@code UNREADABLE_RECORD}, not retried. */
+    static final class Unreadable extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Unreadable(String message) {
+            super(message);
+        }
+
+        Unreadable(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 }

@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * {@code target/cassandra/<name>}. It starts in about 10 s on 2 cores. {@link #kill()} ends it as a crash would (its
  * commit log kept), {@link #start()} starts it again on the same data.
  */
-final class CassandraNode {
+public final class CassandraNode {
     private static final List<CassandraNode> RUNNING = new ArrayList<>();
 
     static {
@@ -44,7 +44,7 @@ final class CassandraNode {
      * @param seed        the address of the cluster's first node ({@code address} itself for the first)
      * @param storagePort the port the nodes talk on, the same for every node of a cluster
      */
-    CassandraNode(String name, String address, String dataCentre, String seed, int storagePort) {
+    public CassandraNode(String name, String address, String dataCentre, String seed, int storagePort) {
         this.name = name;
         this.address = address;
         this.dataCentre = dataCentre;
@@ -54,26 +54,26 @@ final class CassandraNode {
         this.dir = Paths.get(System.getProperty("cassandra.dir", "target/cassandra"), name).toAbsolutePath();
     }
 
-    String address() {
+    public String address() {
         return address;
     }
 
-    int nativePort() {
+    public int nativePort() {
         return nativePort;
     }
 
-    String dataCentre() {
+    public String dataCentre() {
         return dataCentre;
     }
 
     /** Deletes what an earlier run left, then starts the node and waits until it takes CQL connections. */
-    void startFresh() {
+    public void startFresh() {
         deleteTree(dir);
         start();
     }
 
     /** Starts the node on the data it has and waits until it takes CQL connections. */
-    synchronized void start() {
+    public synchronized void start() {
         try {
             Files.createDirectories(dir);
             writeConfig();
@@ -117,7 +117,7 @@ final class CassandraNode {
     }
 
     /** Ends the node at once, as a crash would, and waits until its process is gone. */
-    synchronized void kill() {
+    public synchronized void kill() {
         if (process == null) {
             return;
         }
@@ -202,7 +202,7 @@ final class CassandraNode {
         return Files.readString(Paths.get(file)).trim();
     }
 
-    static int freePort(String address) {
+    public static int freePort(String address) {
         try (ServerSocket socket = new ServerSocket()) {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(address, 0));
