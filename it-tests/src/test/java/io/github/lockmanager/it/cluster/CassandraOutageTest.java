@@ -4,6 +4,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import io.github.lockmanager.spi.LockStore;
 import io.github.lockmanager.store.cassandra.CassandraCluster;
 import io.github.lockmanager.store.cassandra.CassandraNode;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.net.InetSocketAddress;
 
@@ -11,6 +12,7 @@ import java.net.InetSocketAddress;
  * The outage tests on Cassandra: the proxied session's only contact point is the proxy, and the driver keeps the
  * contact point's address for the node it found there, so every call goes through the proxy.
  */
+@EnabledIfSystemProperty(named = "cassandra.full", matches = "true", disabledReason = "a slow Cassandra suite: run with -Dcassandra.full=true")
 class CassandraOutageTest extends ProxiedOutageContract {
     private static final String TABLE = "lockmanager_outage";
 

@@ -3,6 +3,7 @@ package io.github.lockmanager.it.cluster;
 import io.github.lockmanager.spi.LockRecord;
 import io.github.lockmanager.spi.LockStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -71,16 +72,19 @@ class MultiProcessClusterTest {
     }
 
     @Test
+    @EnabledIfSystemProperty(named = "cassandra.full", matches = "true", disabledReason = "a slow Cassandra suite: run with -Dcassandra.full=true")
     void readersAndWritersOnCassandra() throws Exception {
         runReadersAndWriters(Stores.cassandra("lockmanager_cluster"));
     }
 
     @Test
+    @EnabledIfSystemProperty(named = "cassandra.full", matches = "true", disabledReason = "a slow Cassandra suite: run with -Dcassandra.full=true")
     void permitsOnCassandra() throws Exception {
         runPermits(Stores.cassandra("lockmanager_cluster"));
     }
 
     @Test
+    @EnabledIfSystemProperty(named = "cassandra.full", matches = "true", disabledReason = "a slow Cassandra suite: run with -Dcassandra.full=true")
     void fairTurnsOnCassandra() throws Exception {
         runFair(Stores.cassandra("lockmanager_cluster"));
     }

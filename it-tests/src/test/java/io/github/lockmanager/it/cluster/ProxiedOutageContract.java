@@ -79,11 +79,12 @@ abstract class ProxiedOutageContract {
             return;
         }
         proxy.restore();
-        behindProxy.close();
-        direct.close();
-        throughProxy.close();
-        closeThrough();
-        proxy.close();
+        // a start that failed part way leaves the rest unset
+        for (AutoCloseable part : new AutoCloseable[]{behindProxy, direct, throughProxy, this::closeThrough, proxy}) {
+            if (part != null) {
+                part.close();
+            }
+        }
     }
 
     private LockKey key(String name) {

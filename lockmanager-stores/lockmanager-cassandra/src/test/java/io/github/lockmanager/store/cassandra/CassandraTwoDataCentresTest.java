@@ -13,6 +13,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import static org.awaitility.Awaitility.await;
  * centre down it cannot be taken at all (no quorum of every data centre's replicas), while DC-level locks go on.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@EnabledIfSystemProperty(named = "cassandra.full", matches = "true", disabledReason = "a slow Cassandra suite: run with -Dcassandra.full=true")
 class CassandraTwoDataCentresTest {
     private static final String KEYSPACE = "lockmanager_two_dcs";
     private static CassandraNode dc1;
