@@ -44,6 +44,12 @@ final class RedisScripts {
             local function isHolder(f) return string.sub(f, 1, 2) == 'h:' end
             local function lease(v) return tonumber(string.match(v, '^%S+ (%d+) ')) end
             local function token(v) return tonumber(string.match(v, '^%S+ %d+ %d+ (%d+) ')) end
+            local GT = redis.REDIS_VERSION_NUM ~= nil and redis.REDIS_VERSION_NUM >= 0x070000
+            local function extend(k, ttl, new)
+              if new then redis.call('PEXPIRE', k, ttl)
+              elseif GT then redis.call('PEXPIRE', k, ttl, 'GT')
+              elseif redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
+            end
             """;
 
     /** The Lua table {@code {[code] = {[code of a mode it conflicts with] = true, ...}, ...}}. */
@@ -75,8 +81,9 @@ final class RedisScripts {
      * holder of another number, or one of the permit holders when all permits are taken), {@code {0, '', now, abort
      * mark, ''}} when the request names a predecessor whose entry is gone (a hand-off is owner-checked), or
      * {@code {2, '', now, abort mark, '', quarantine end ms}} when a new grant must wait for the quarantine that follows
-     * a restart which may have lost locks. A grant removes the predecessor's entry, those whose lease ended and the note
-     * of the last release, moves the counter by the epoch rule and never shortens the hash's TTL.
+     * a restart which may have lost locks. A grant removes the predecessor's entry and those whose lease ended, moves
+     * the counter by the epoch rule and never shortens the hash's TTL. The note of the last release stays until the
+     * next release overwrites it: it answers only a retry of the very call it names, whose entry is gone either way.
      */
     static final Script ACQUIRE = Script.of("acquire", RedisIncarnation.RECOVERING + """
             local mine, mode = ARGV[1], tonumber(string.sub(ARGV[2], 1, 1))
@@ -93,7 +100,6 @@ final class RedisScripts {
               local f, v = all[i], all[i + 1]
               if f == 'f' then fence = tonumber(v)
               elseif f == 'a' then abort = tonumber(v)
-              elseif f == 'r' then gone[#gone + 1] = f
               elseif isHolder(f) then
                 if f == ARGV[5] then gone[#gone + 1] = f; handed = true
                 elseif lease(v) <= now then gone[#gone + 1] = f
@@ -114,10 +120,9 @@ final class RedisScripts {
             local tk = math.max(fence + 1, now * %d)
             local entry = ARGV[2] .. ' ' .. num(now + tonumber(ARGV[3])) .. ' ' .. num(now) .. ' ' .. num(tk) .. ' ' .. ARGV[6]
             if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
-            redis.call('HSET', KEYS[1], 'f', num(tk), mine, entry)
-            if ARGV[9] == '1' then redis.call('HSET', KEYS[1], 'w', 's') end
-            local ttl = tonumber(ARGV[3]) + tonumber(ARGV[4])
-            if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+            if ARGV[9] == '1' then redis.call('HSET', KEYS[1], 'f', num(tk), mine, entry, 'w', 's')
+            else redis.call('HSET', KEYS[1], 'f', num(tk), mine, entry) end
+            extend(KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[4]), #all == 0)
             return {1, entry, now, abort}
             """.formatted(FencingEpoch.TOKENS_PER_MILLISECOND));
 
@@ -132,20 +137,20 @@ final class RedisScripts {
      * {1} if the entry was live, {0} if its lease had ended, {-1} if it was not there.
      */
     static final Script RELEASE = Script.of("release", """
-            local v = redis.call('HGET', KEYS[1], ARGV[1])
+            local got = redis.call('HMGET', KEYS[1], ARGV[1], 'w', 'r')
+            local v, w = got[1], got[2]
             local call = ARGV[1] .. '@' .. ARGV[4]
             if not v then
-              if redis.call('HGET', KEYS[1], 'r') == call then return {1} end
+              if got[3] == call then return {1} end
               return {-1}
             end
-            redis.call('HDEL', KEYS[1], ARGV[1])
+            if w and w ~= 's' then redis.call('HDEL', KEYS[1], ARGV[1], 'w')
+            else redis.call('HDEL', KEYS[1], ARGV[1]) end
             redis.call('HSET', KEYS[1], 'r', call)
-            local w = redis.call('HGET', KEYS[1], 'w')
             if w == 's' then
               local o = string.sub(ARGV[1], 3)
               redis.call('PUBLISH', ARGV[2], #o .. ' ' .. o .. ARGV[3])
             elseif w then
-              redis.call('HDEL', KEYS[1], 'w')
               redis.call('PUBLISH', ARGV[2], ARGV[3])
             end
             if lease(v) > now then return {1} end
@@ -161,13 +166,13 @@ final class RedisScripts {
             local ttl = ms + tonumber(ARGV[2])
             local out = {}
             for i = 1, #KEYS do
-              local v = redis.call('HGET', KEYS[i], ARGV[i + 2])
+              local got = redis.call('HMGET', KEYS[i], ARGV[i + 2], 'a')
+              local v, a = got[1], got[2]
               local s = 0
               if v and lease(v) > now then
                 local m, rest = string.match(v, '^(%S+) %d+ (.*)$')
                 redis.call('HSET', KEYS[i], ARGV[i + 2], m .. ' ' .. num(now + ms) .. ' ' .. rest)
-                if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
-                local a = redis.call('HGET', KEYS[i], 'a')
+                extend(KEYS[i], ttl, false)
                 s = (a and tonumber(a) >= token(v)) and 2 or 1
               end
               out[i] = s
@@ -179,10 +184,10 @@ final class RedisScripts {
     static final Script CHECK = Script.of("check", """
             local out = {}
             for i = 1, #KEYS do
-              local v = redis.call('HGET', KEYS[i], ARGV[i])
+              local got = redis.call('HMGET', KEYS[i], ARGV[i], 'a')
+              local v, a = got[1], got[2]
               local s = 0
               if v and lease(v) > now then
-                local a = redis.call('HGET', KEYS[i], 'a')
                 s = (a and tonumber(a) >= token(v)) and 2 or 1
               end
               out[i] = s

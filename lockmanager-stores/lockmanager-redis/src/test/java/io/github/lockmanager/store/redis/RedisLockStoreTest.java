@@ -94,6 +94,31 @@ class RedisLockStoreTest {
         assertThat(stats.calls("publish")).isZero();
     }
 
+    /**
+     * The commands an uncontended lock+unlock runs inside its two scripts, with the restart quarantine on (its check
+     * is a GET and a LASTSAVE) as users run it: 6 to grant (the clock, the hash, the quarantine's two, the entry
+     * written, its TTL) and 4 to release (the clock, the entry with the waiter mark and the last release's note, the
+     * entry removed, the release noted), on a new key and on one used before alike.
+     */
+    @Test
+    void aLockAndUnlockRunsTenCommandsInsideItsScripts() throws Exception {
+        try (RedisLockStore quarantined = RedisLockStore.builder(redis.uri()).build()) {
+            quarantined.initialize();
+            quarantined.endRestartQuarantine();
+            LockKey key = key("counted-" + UUID.randomUUID());
+            for (String round : List.of("a new key", "a key used before")) {
+                LockRequest cycle = request(key, LockMode.EXCLUSIVE);
+                stats.reset();
+                assertThat(quarantined.acquire(cycle, LEASE).isAcquired()).isTrue();
+                long granting = stats.insideScripts();
+                stats.reset();
+                assertThat(quarantined.release(cycle.handle())).isTrue();
+                assertThat(granting).as("grant, " + round).isEqualTo(6);
+                assertThat(stats.insideScripts()).as("release, " + round).isEqualTo(4);
+            }
+        }
+    }
+
     /** What docs/permits.md says a permit costs here: one script call granted, one refused, naming a holder. */
     @Test
     void aPermitIsOneScriptCallGrantedOrRefused() throws Exception {
