@@ -12,15 +12,11 @@ import com.datastax.oss.driver.api.core.tracker.RequestTracker;
 import io.github.lockmanager.store.cassandra.CassandraCluster;
 import io.github.lockmanager.store.cassandra.CassandraLockStore;
 import io.github.lockmanager.store.cassandra.CassandraNode;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.cassandra.CassandraLockProvider;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -113,37 +109,28 @@ final class CassandraContenders {
     }
 
     /** ShedLock's Cassandra provider with its defaults (QUORUM, SERIAL), on its documented table. */
-    static final class ShedLock implements Contender {
-        private final RequestCounter counter = new RequestCounter();
-        private final CqlSession session = session(counter);
-        private final CassandraLockProvider provider = new CassandraLockProvider(CassandraLockProvider.Configuration
-                .builder().withCqlSession(session).withTableName("shedlock")
-                .withKeyspace(CqlIdentifier.fromCql(CassandraCluster.KEYSPACE)).build());
-        private final Map<String, SimpleLock> held = new ConcurrentHashMap<>();
+    static final class ShedLock extends Contenders.ShedLockSide {
+        private final RequestCounter counter;
+        private final CqlSession session;
+
+        ShedLock() {
+            this(new RequestCounter());
+        }
+
+        private ShedLock(RequestCounter counter) {
+            this(counter, session(counter));
+        }
+
+        private ShedLock(RequestCounter counter, CqlSession session) {
+            super(new CassandraLockProvider(CassandraLockProvider.Configuration.builder().withCqlSession(session)
+                    .withTableName("shedlock").withKeyspace(CqlIdentifier.fromCql(CassandraCluster.KEYSPACE)).build()));
+            this.counter = counter;
+            this.session = session;
+        }
 
         @Override
         public String name() {
             return "ShedLock CassandraLockProvider";
-        }
-
-        @Override
-        public boolean tryLock(String key) {
-            Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), key, LEASE, Duration.ZERO));
-            lock.ifPresent(l -> held.put(key, l));
-            return lock.isPresent();
-        }
-
-        @Override
-        public void unlock(String key) {
-            held.remove(key).unlock();
-        }
-
-        @Override
-        public void lockWaiting(String key, Duration interval) throws InterruptedException {
-            // ShedLock never waits: a caller that must wait polls
-            while (!tryLock(key)) {
-                Thread.sleep(interval.toMillis());
-            }
         }
 
         @Override
@@ -213,11 +200,9 @@ final class CassandraContenders {
         }
 
         @Override
-        public void lockWaiting(String key, Duration interval) throws InterruptedException {
+        public void lockWaiting(String key, Duration interval) throws Exception {
             // the row lock polls with its retry policy's sleeps
-            while (!tryLock(key)) {
-                Thread.sleep(interval.toMillis());
-            }
+            Contender.pollFor(this, key, interval);
         }
 
         @Override

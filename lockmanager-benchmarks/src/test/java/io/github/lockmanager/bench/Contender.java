@@ -14,6 +14,13 @@ interface Contender extends AutoCloseable {
     /** Waits until {@code key} is taken, the way the library waits (polling every {@code interval} where it polls). */
     void lockWaiting(String key, Duration interval) throws Exception;
 
+    /** Waits as a library without waits is made to: {@code tryLock} every {@code interval} until it succeeds. */
+    static void pollFor(Contender contender, String key, Duration interval) throws Exception {
+        while (!contender.tryLock(key)) {
+            Thread.sleep(interval.toMillis());
+        }
+    }
+
     /** The poll interval every contender waits with, ours as its manager's wait poll interval. */
     Duration POLL = Duration.ofMillis(100);
 

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.lockmanager.store.jdbc.JdbcLockStore;
 import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import org.redisson.Redisson;
@@ -172,23 +173,16 @@ final class Contenders {
         }
     }
 
-    /** ShedLock's JDBC provider, with the database's time, as its documentation recommends. */
-    static final class ShedLock implements Contender {
-        private final HikariDataSource pool;
-        private final CountingDataSource counted;
-        private final JdbcTemplateLockProvider provider;
+    /**
+     * ShedLock on one of its providers: a lock is taken or refused at once; a caller that must wait polls (ShedLock
+     * never waits). A subclass gives the provider, names it and counts its round trips.
+     */
+    abstract static class ShedLockSide implements Contender {
+        private final LockProvider provider;
         private final Map<String, SimpleLock> held = new ConcurrentHashMap<>();
 
-        ShedLock(Database database, String node) {
-            pool = database.pool("shedlock-" + node, 10);
-            counted = new CountingDataSource(pool);
-            provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-                    .withJdbcTemplate(new JdbcTemplate(counted.dataSource())).withLockedByValue(node).usingDbTime().build());
-        }
-
-        @Override
-        public String name() {
-            return "ShedLock JdbcTemplateLockProvider";
+        ShedLockSide(LockProvider provider) {
+            this.provider = provider;
         }
 
         @Override
@@ -204,11 +198,35 @@ final class Contenders {
         }
 
         @Override
-        public void lockWaiting(String key, Duration interval) throws InterruptedException {
-            // ShedLock never waits: a caller that must wait polls
-            while (!tryLock(key)) {
-                Thread.sleep(interval.toMillis());
-            }
+        public void lockWaiting(String key, Duration interval) throws Exception {
+            Contender.pollFor(this, key, interval);
+        }
+    }
+
+    /** ShedLock's JDBC provider, with the database's time, as its documentation recommends. */
+    static final class ShedLock extends ShedLockSide {
+        private final HikariDataSource pool;
+        private final CountingDataSource counted;
+
+        ShedLock(Database database, String node) {
+            this(database.pool("shedlock-" + node, 10), node);
+        }
+
+        private ShedLock(HikariDataSource pool, String node) {
+            this(pool, new CountingDataSource(pool), node);
+        }
+
+        private ShedLock(HikariDataSource pool, CountingDataSource counted, String node) {
+            super(new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+                    .withJdbcTemplate(new JdbcTemplate(counted.dataSource())).withLockedByValue(node).usingDbTime()
+                    .build()));
+            this.pool = pool;
+            this.counted = counted;
+        }
+
+        @Override
+        public String name() {
+            return "ShedLock JdbcTemplateLockProvider";
         }
 
         @Override

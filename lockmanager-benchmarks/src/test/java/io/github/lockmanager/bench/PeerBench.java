@@ -241,7 +241,7 @@ final class PeerBench {
     private static String waitingOf(Contender peer) {
         return peer instanceof Contenders.SpringIntegration || peer instanceof RedisContenders.SpringIntegration
                 ? "lock() polling every 100 ms (idleBetweenTries)"
-                : peer instanceof Contenders.ShedLock || peer instanceof CassandraContenders.ShedLock
+                : peer instanceof Contenders.ShedLockSide
                 ? "a tryLock loop every 100 ms (ShedLock never waits)"
                 : peer instanceof CassandraContenders.Astyanax ? "a tryLock loop every 100 ms (as the row lock's "
                 + "retry policy sleeps)"
@@ -259,25 +259,24 @@ final class PeerBench {
         Rounds.Timed each = Rounds.alternateTimingEach(settings,
                 () -> cycle(ours, "f-ours-" + run + "-" + oursKeys.incrementAndGet()),
                 () -> cycle(peer, "f-peer-" + run + "-" + peerKeys.incrementAndGet()));
-        for (double quantile : new double[]{0.5, 0.99}) {
-            long o = each.quantile(0, quantile);
-            long p = each.quantile(1, quantile);
-            report.add(figure + "a new key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile"), store,
-                    Report.micros(o), Report.micros(p), (double) o / p, "each cycle timed on its own, the two sides' "
-                            + "rounds alternating; every cycle inserts a row the key never had");
-        }
+        quantiles(each, figure + "a new key each cycle, ", store, "every cycle inserts a row the key never had");
     }
 
     /** The same key in every cycle, each cycle timed on its own, alternating rounds: the median and the 99th percentile. */
     private void sameKey(String figure, String store, Contender ours, String oursKey, Contender peer, String peerKey)
             throws Exception {
         Rounds.Timed each = Rounds.alternateTimingEach(settings, () -> cycle(ours, oursKey), () -> cycle(peer, peerKey));
+        quantiles(each, figure + "the same key each cycle, ", store, "the key's row is there from earlier cycles");
+    }
+
+    /** The median and the 99th percentile of {@code each}'s cycles, ours beside the peer's: two rows. */
+    private void quantiles(Rounds.Timed each, String figure, String store, String note) {
         for (double quantile : new double[]{0.5, 0.99}) {
             long o = each.quantile(0, quantile);
             long p = each.quantile(1, quantile);
-            report.add(figure + "the same key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile"), store,
-                    Report.micros(o), Report.micros(p), (double) o / p, "each cycle timed on its own, the two sides' "
-                            + "rounds alternating; the key's row is there from earlier cycles");
+            report.add(figure + (quantile == 0.5 ? "median" : "99th percentile"), store, Report.micros(o),
+                    Report.micros(p), (double) o / p, "each cycle timed on its own, the two sides' rounds alternating; "
+                            + note);
         }
     }
 
