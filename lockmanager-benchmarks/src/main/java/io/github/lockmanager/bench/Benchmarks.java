@@ -196,7 +196,8 @@ public final class Benchmarks {
                 + "context, the ratios as the result. No test asserts any of these times.\n\n"
                 + "Reproduce (PostgreSQL on 127.0.0.1:5432, database `test`, user `postgres`; MariaDB on 127.0.0.1:3306, "
                 + "database `test`, user `root`; Redis on 127.0.0.1:6379 for "
-                + "figure 9; the HBase mini cluster is started by the run; about 20 minutes on 2 cores; add "
+                + "figure 9; the HBase mini cluster, and for figure 19 a Cassandra node, are started by the run; about "
+                + "45 minutes on 2 cores; add "
                 + "`-Daerospike.host=127.0.0.1` to measure an Aerospike server too):\n\n    " + COMMAND + "\n\n"
                 + "Machine: " + runtime.availableProcessors() + " cores (" + cpuModel() + "), " + System.getProperty("os.name")
                 + " " + System.getProperty("os.version") + ", Java " + System.getProperty("java.version") + " ("
@@ -322,6 +323,13 @@ public final class Benchmarks {
                 + "under its `LockRegistryLeaderInitiator` (on the same PostgreSQL), the session timeout of Curator's "
                 + "`LeaderLatch` (on one ZooKeeper test server of curator-test, tick 500 ms, beside lockmanager on "
                 + "Redis); every other setting its default.\n"
+                + "19. On one Cassandra node the run starts (cassandra-all, one replica): lockmanager's Cassandra store "
+                + "(DC-level keys: LOCAL_SERIAL, LOCAL_QUORUM) beside ShedLock's Cassandra provider with its defaults "
+                + "(SERIAL, QUORUM; on one data centre they cost the same) and beside Astyanax's row lock protocol "
+                + "replayed on the same driver with prepared statements (a column of the lock's own written with the "
+                + "lease as TTL at QUORUM, the row read back at QUORUM, the column deleted), each node of each side on a "
+                + "session of its own whose requests a request tracker counts: every comparison of figure 9, and the "
+                + "same key's cycle timed on its own (median, 99th percentile).\n"
                 + COST_MODEL;
     }
 

@@ -25,6 +25,16 @@ final class CassandraPeerBench {
         return CassandraCluster.session().execute("SELECT release_version FROM system.local").one().getString(0);
     }
 
+    /** Figure 19 alone, at the full run's size, its table written to {@code -Dbench.out} (default target/figure19.md). */
+    public static void main(String[] args) throws Exception {
+        Settings settings = Boolean.getBoolean("bench.smoke") ? Settings.smokeRun() : Settings.fullRun();
+        Report report = new Report();
+        new CassandraPeerBench(settings, report).run();
+        java.nio.file.Files.writeString(java.nio.file.Path.of(System.getProperty("bench.out", "target/figure19.md")),
+                "Cassandra " + serverVersion() + "\n\n" + report.table());
+        System.exit(0);
+    }
+
     void run() throws Exception {
         CassandraContenders.createTables();
         PeerBench.Factory ours = node -> CassandraContenders.Ours.on(node, "bench-cassandra-" + run);
