@@ -37,9 +37,9 @@ final class Contenders {
     /** A database the JDBC contenders share, reached with its driver's default settings, as users get it. */
     enum Database {
         POSTGRESQL("PostgreSQL", System.getProperty("bench.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"),
-                System.getProperty("bench.postgres.user", "postgres"), "TIMESTAMP"),
+                System.getProperty("bench.postgres.user", "postgres"), "TIMESTAMP", "TIMESTAMP"),
         MARIADB("MariaDB", System.getProperty("bench.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test"),
-                System.getProperty("bench.mariadb.user", "root"), "TIMESTAMP(3)");
+                System.getProperty("bench.mariadb.user", "root"), "TIMESTAMP(3)", "DATETIME(6)");
 
         final String title;
         private final String url;
@@ -47,12 +47,15 @@ final class Contenders {
 
         /** ShedLock's column type for its times: its documentation gives TIMESTAMP(3) on MySQL and MariaDB. */
         private final String timestamp;
+        /** Spring Integration's column type for its times: its schema scripts give DATETIME(6) on MySQL. */
+        private final String springTimestamp;
 
-        Database(String title, String url, String user, String timestamp) {
+        Database(String title, String url, String user, String timestamp, String springTimestamp) {
             this.title = title;
             this.url = url;
             this.user = user;
             this.timestamp = timestamp;
+            this.springTimestamp = springTimestamp;
         }
 
         /** Creates the peers' tables as their documentation gives them, and ours, fresh for each run. */
@@ -63,8 +66,8 @@ final class Contenders {
                     s.execute("DROP TABLE IF EXISTS " + table);
                 }
                 s.execute("CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL, "
-                        + "CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL, CONSTRAINT INT_LOCK_PK PRIMARY KEY "
-                        + "(LOCK_KEY, REGION))");
+                        + "CLIENT_ID CHAR(36), CREATED_DATE " + springTimestamp + " NOT NULL, EXPIRED_AFTER " + springTimestamp
+                        + " NOT NULL, CONSTRAINT INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
                 s.execute("CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until "
                         + timestamp + " NOT NULL, locked_at " + timestamp + " NOT NULL, locked_by VARCHAR(255) NOT NULL)");
             }
@@ -139,7 +142,7 @@ final class Contenders {
         }
 
         private SpringIntegration(HikariDataSource pool, CountingDataSource counted, DefaultLockRepository repository) {
-            this(pool, counted, repository, new JdbcLockRegistry(repository));
+            this(pool, counted, repository, new JdbcLockRegistry(repository, LEASE));
         }
 
         private SpringIntegration(HikariDataSource pool, CountingDataSource counted, DefaultLockRepository repository,
@@ -153,7 +156,6 @@ final class Contenders {
         private static DefaultLockRepository repository(DataSource dataSource, String node, String region) {
             DefaultLockRepository repository = new DefaultLockRepository(dataSource, node + "-" + region);
             repository.setRegion(region);
-            repository.setTimeToLive((int) LEASE.toMillis());
             repository.setTransactionManager(new DataSourceTransactionManager(dataSource));
             repository.setCheckDatabaseOnStart(false);
             repository.afterPropertiesSet();

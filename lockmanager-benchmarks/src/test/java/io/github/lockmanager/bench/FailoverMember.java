@@ -84,12 +84,11 @@ final class FailoverMember {
         HikariDataSource pool = Contenders.Database.POSTGRESQL.pool("failover-" + member, 2);
         DefaultLockRepository repository = new DefaultLockRepository(pool, member);
         repository.setRegion("failover");
-        repository.setTimeToLive((int) lease.toMillis());
         repository.setTransactionManager(new DataSourceTransactionManager(pool));
         repository.setCheckDatabaseOnStart(false);
         repository.afterPropertiesSet();
         repository.afterSingletonsInstantiated();
-        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(new JdbcLockRegistry(repository),
+        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(new JdbcLockRegistry(repository, lease),
                 new DefaultCandidate(member, name) {
                     @Override
                     public void onGranted(Context context) {
