@@ -147,12 +147,12 @@ final class HeapBench {
         }
     }
 
-    private static String bytes(double value) {
+    static String bytes(double value) {
         return String.format(Locale.ROOT, "%.0f B", value);
     }
 
     /** Bytes of live objects and of heap in use, or their growth per item ({@link #growthPerItemSince}). */
-    private record Footprint(double liveBytes, double usedBytes) {
+    record Footprint(double liveBytes, double usedBytes) {
         static Footprint now() throws InterruptedException, JMException {
             Runtime runtime = Runtime.getRuntime();
             for (int i = 0; i < 5; i++) {

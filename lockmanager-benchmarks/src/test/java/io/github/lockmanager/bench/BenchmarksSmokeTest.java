@@ -65,6 +65,13 @@ class BenchmarksSmokeTest {
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
                 .anyMatch(f -> f.contains("Redisson")).anyMatch(f -> f.contains("RFencedLock"))
                 .anyMatch(f -> f.contains("RedisLockRegistry")).hasSize(42);
+        // the heap a waiting asynchronous acquisition holds, beside Redisson's, every waiter of both sides counted
+        assertThat(report.rows()).filteredOn(r -> r.figure().equals("16. heap per task lock waiter, vs Redisson lockAsync"))
+                .singleElement().satisfies(r -> {
+                    assertThat(r.store()).isEqualTo("Redis");
+                    assertThat(r.ratio()).isPositive().isFinite();
+                    assertThat(r.note()).contains("1,000 still waiting at the count");
+                });
         // what a waiter costs its store, on every store and beside every peer
         assertThat(report.rows()).filteredOn(r -> r.figure().endsWith("a waiter's store calls per second")).hasSize(6)
                 .allSatisfy(r -> assertThat(r.note()).contains("a waiter on node b"));

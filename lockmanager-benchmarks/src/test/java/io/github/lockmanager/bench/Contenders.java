@@ -7,10 +7,8 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -256,9 +254,7 @@ final class Contenders {
         }
 
         RedissonLock(String name, BiFunction<RedissonClient, String, RLock> lock) {
-            Config config = new Config();
-            config.useSingleServer().setAddress(REDIS_URL).setConnectionMinimumIdleSize(8).setConnectionPoolSize(16);
-            this.client = Redisson.create(config);
+            this.client = RedisContenders.redisson();
             this.name = name;
             this.lock = lock;
         }

@@ -54,6 +54,7 @@ final class PeerBench {
         compare(oursOnRedis, node -> new Contenders.RedissonLock(), REDIS);
         compare(oursOnRedis, node -> new RedisContenders.RedissonFenced(), REDIS);
         compare(oursOnRedis, node -> new RedisContenders.SpringIntegration("bench-" + run), REDIS);
+        WaiterHeapBench.run(settings, report, run);
         // figure 15 on Redis, which has no store figures of its own
         // the permit figures hold leases of 10 minutes, which the restart quarantine must cover; the benchmark's
         // server has no locks of an earlier life to protect, so a server started moments ago needs no quarantine

@@ -47,9 +47,10 @@ final class RedisContenders {
         }
     }
 
-    private static RedissonClient redisson() {
+    /** A Redisson client of the machine's Redis at Redisson's defaults (its connection pool included), as users get it. */
+    static RedissonClient redisson() {
         Config config = new Config();
-        config.useSingleServer().setAddress(Contenders.REDIS_URL).setConnectionMinimumIdleSize(8).setConnectionPoolSize(16);
+        config.useSingleServer().setAddress(Contenders.REDIS_URL);
         return Redisson.create(config);
     }
 
