@@ -63,7 +63,6 @@ final class LockEngine implements LockManager {
     private final TaskThreads tasks;
     private final Requests requests;
     private final HolderWatches watches;
-
     private LockEngine(EngineParts parts) {
         this.parts = parts;
         this.settings = parts.settings;
@@ -76,6 +75,8 @@ final class LockEngine implements LockManager {
         this.acquirer = parts.acquirer;
         this.callLeases = parts.callLeases;
         this.waits = parts.waits;
+        // a task wait keeps its spec and options, not a lambda of its own
+        waits.takeTasksWith(this::takeForTask);
         this.tasks = parts.tasks;
         this.requests = parts.requests;
         this.adminBean = new AdminBean(settings, table, this, parts.heldTooLong, parts.waits, parts.deadlocks);
@@ -307,8 +308,7 @@ final class LockEngine implements LockManager {
         long budget = Parking.budgetNanos(maxWait);
         lifecycle.requireOpen();
         FairTurn turn = taskTurn(spec, task);
-        return waits.start(() -> takeForTask(spec, task, turn), keys.storeKey(levelOf(spec), spec.key()), spec.mode(),
-                budget, turn);
+        return waits.start(spec, task, keys.storeKey(levelOf(spec), spec.key()), budget, turn);
     }
 
     /** One try at {@code spec} for a new task owner: each call for a task is a lock of its own. */

@@ -42,6 +42,9 @@ abstract class Waiter {
      * holder alone: the refusal itself would keep its stack trace, more than the rest of the waiter together.
      */
     private Refusal refused;
+    /** A task waiter's next try: when, and its slot in {@link WakeTimes}' heap ({@code -1}: none); guarded by it. */
+    long wakeDue;
+    int wakeSlot = -1;
 
     Waiter(LockKey key, LockMode mode, long budgetNanos, FairTurn turn) {
         this.key = key;
@@ -69,13 +72,19 @@ abstract class Waiter {
         return refusedMode;
     }
 
-    /** Notes a refusal: who held which key, so the wait parks for that key and can end naming its holder. */
-    final void refusedBy(AlreadyLockedException held) {
-        refused = new Refusal(held.getKey(), held.getHolderNodeId(), held.getHolderThreadName(),
+    /**
+     * Notes a refusal: who held which key, so the wait parks for that key and can end naming its holder. Keeps
+     * {@code shared} instead when it says the same (the waiters of one hot key are refused by one holder), and returns
+     * what it keeps.
+     */
+    final Refusal refusedBy(AlreadyLockedException held, Refusal shared) {
+        Refusal now = new Refusal(held.getKey(), held.getHolderNodeId(), held.getHolderThreadName(),
                 held.isHeldOnThisNode(), held instanceof HeldUntil until ? until.leaseEnd : null);
+        refused = now.equals(shared) ? shared : now;
         boolean own = held.getKey().equals(key.name());
         refusedKey = own ? key : key.withName(held.getKey());
         refusedMode = own ? mode : mode.intention();
+        return refused;
     }
 
     /** The last refusal, or {@code null} before one. */
@@ -95,7 +104,7 @@ abstract class Waiter {
      * A refusal's holder, enough to say who held the key when a wait ends without it, and when its lease ends where the
      * store said.
      */
-    private record Refusal(String key, String holderNodeId, String holderThreadName, boolean heldOnThisNode,
+    record Refusal(String key, String holderNodeId, String holderThreadName, boolean heldOnThisNode,
                            Instant leaseEnd) {
         AlreadyLockedException exception() {
             return new AlreadyLockedException(key, holderNodeId, holderThreadName, heldOnThisNode);

@@ -6,19 +6,25 @@ import io.github.lockmanager.LockException;
 import io.github.lockmanager.LockManagerException;
 import io.github.lockmanager.LockMode;
 import io.github.lockmanager.LockResource;
+import io.github.lockmanager.LockSpec;
 import io.github.lockmanager.TaskLock;
+import io.github.lockmanager.TaskOptions;
+import io.github.lockmanager.internal.Require;
 import io.github.lockmanager.spi.LockKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Waits for a lock, of threads and of tasks alike: try, and when refused park a {@link Waiter} until it may get the
@@ -35,8 +41,23 @@ final class Waits {
     private final Events events;
     private final Lifecycle lifecycle;
     private final TaskThreads tasks;
-    private final Set<TaskWaiter> taskWaiters = ConcurrentHashMap.newKeySet();
+    private final WakeTimes wakeTimes;
+    /**
+     * The task waits under way, linked through their own fields ({@link TaskWaiter#previous}, {@link TaskWaiter#next})
+     * rather than a set's entries; guarded by {@link #listLock}, which no store call is made under.
+     */
+    private final ReentrantLock listLock = new ReentrantLock();
+    private TaskWaiter first;
+    private int listed;
     private final AtomicInteger waiting = new AtomicInteger();
+    /** The engine's try at a task lock, given once before the first task wait ({@link #takeTasksWith}). */
+    private volatile TaskTry taskTry;
+
+    /** One try at a task lock for a new task owner: the engine's, made once for all task waits. */
+    @FunctionalInterface
+    interface TaskTry {
+        TaskLock take(LockSpec spec, TaskOptions task, FairTurn turn) throws LockException;
+    }
 
     Waits(EngineSettings settings, Parking parking, TaskThreads tasks, Events events, Lifecycle lifecycle) {
         this.nodeId = settings.nodeId();
@@ -44,6 +65,7 @@ final class Waits {
         this.events = events;
         this.lifecycle = lifecycle;
         this.tasks = tasks;
+        this.wakeTimes = new WakeTimes(tasks::schedule);
     }
 
     /**
@@ -81,16 +103,14 @@ final class Waits {
     }
 
     /**
-     * Starts a task's wait for {@code key} in {@code mode} through {@code attempt}, of at most {@code budgetNanos}; the
-     * first try runs on a task thread; {@code turn} for a fair wait, else {@code null}.
+     * Starts a task's wait for {@code spec} (its key in the store {@code key}) through {@link #taskTry}, of at most
+     * {@code budgetNanos}; the first try runs on a task thread; {@code turn} for a fair wait, else {@code null}.
      */
-    CompletableFuture<TaskLock> start(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos,
-                                      FairTurn turn) {
-        TaskWaiter waiter = new TaskWaiter(attempt, key, mode, budgetNanos, turn);
-        events.waitStarted(key.name(), key.level(), mode);
+    CompletableFuture<TaskLock> start(LockSpec spec, TaskOptions task, LockKey key, long budgetNanos, FairTurn turn) {
+        TaskWaiter waiter = new TaskWaiter(spec, task, key, budgetNanos, turn);
+        events.waitStarted(key.name(), key.level(), spec.mode());
         waiting.incrementAndGet();
-        taskWaiters.add(waiter);
-        waiter.future.whenComplete((lock, failure) -> waiter.ended());
+        link(waiter);
         long holdBack = parking.holdsBackNanos(waiter);
         if (holdBack > 0) {
             waiter.wakeIn(holdBack);
@@ -100,9 +120,70 @@ final class Waits {
         return waiter.future;
     }
 
+    /** Sets how task waits try: one method of the engine's for all of them, where each would keep a lambda. */
+    void takeTasksWith(TaskTry taskTry) {
+        this.taskTry = taskTry;
+    }
+
     /** How many task waits are under way, for tests. */
     int size() {
-        return taskWaiters.size();
+        listLock.lock();
+        try {
+            return listed;
+        } finally {
+            listLock.unlock();
+        }
+    }
+
+    private void link(TaskWaiter waiter) {
+        listLock.lock();
+        try {
+            waiter.next = first;
+            if (first != null) {
+                first.previous = waiter;
+            }
+            first = waiter;
+            listed++;
+        } finally {
+            listLock.unlock();
+        }
+    }
+
+    /** Takes {@code waiter} off the list; whether it was on it. */
+    private boolean unlink(TaskWaiter waiter) {
+        listLock.lock();
+        try {
+            if (waiter.previous == null && first != waiter) {
+                return false;
+            }
+            if (waiter.previous != null) {
+                waiter.previous.next = waiter.next;
+            } else {
+                first = waiter.next;
+            }
+            if (waiter.next != null) {
+                waiter.next.previous = waiter.previous;
+            }
+            waiter.previous = null;
+            waiter.next = null;
+            listed--;
+            return true;
+        } finally {
+            listLock.unlock();
+        }
+    }
+
+    private List<TaskWaiter> listedWaiters() {
+        listLock.lock();
+        try {
+            List<TaskWaiter> all = new ArrayList<>(listed);
+            for (TaskWaiter w = first; w != null; w = w.next) {
+                all.add(w);
+            }
+            return all;
+        } finally {
+            listLock.unlock();
+        }
     }
 
     /** How many waits, of threads and of tasks, are under way: the admin view's waiter count. */
@@ -118,7 +199,7 @@ final class Waits {
 
     /** Fails every task wait left; called first when the manager closes. */
     void stop() {
-        List<TaskWaiter> left = List.copyOf(taskWaiters);
+        List<TaskWaiter> left = listedWaiters();
         for (TaskWaiter waiter : left) {
             waiter.future.completeExceptionally(lifecycle.closedException());
         }
@@ -193,23 +274,43 @@ final class Waits {
     }
 
     /** A task's wait: tried on a task thread whenever it is woken, parked in between with a timer and no thread. */
-    private final class TaskWaiter extends Waiter implements Runnable {
+    private final class TaskWaiter extends Waiter implements Runnable, Parking.Attempt<TaskLock> {
         private static final int IDLE = 0;
         private static final int QUEUED = 1;
+        private static final VarHandle STATE;
 
-        final CompletableFuture<TaskLock> future = new CompletableFuture<>();
-        private final Parking.Attempt<TaskLock> attempt;
-        private final AtomicInteger state = new AtomicInteger(IDLE);
-        private volatile ScheduledFuture<?> timer;
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(TaskWaiter.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
 
-        TaskWaiter(Parking.Attempt<TaskLock> attempt, LockKey key, LockMode mode, long budgetNanos, FairTurn turn) {
-            super(key, mode, budgetNanos, turn);
-            this.attempt = attempt;
+        /** The caller's future; its completion, however it comes, ends the wait ({@link #ended()}). */
+        final WaitFuture future = new WaitFuture();
+        private final LockSpec spec;
+        private final TaskOptions task;
+        /** Its place among the waits under way; guarded by {@link #listLock}. */
+        private TaskWaiter previous;
+        private TaskWaiter next;
+        /** Whether a try is queued on the task threads ({@link #QUEUED}); a field, not an atomic object per waiter. */
+        private volatile int state = IDLE;
+
+        TaskWaiter(LockSpec spec, TaskOptions task, LockKey key, long budgetNanos, FairTurn turn) {
+            super(key, spec.mode(), budgetNanos, turn);
+            this.spec = spec;
+            this.task = task;
+        }
+
+        @Override
+        public TaskLock take() throws LockException {
+            return taskTry.take(spec, task, turn);
         }
 
         @Override
         void wake() {
-            if (state.compareAndSet(IDLE, QUEUED)) {
+            if (STATE.compareAndSet(this, IDLE, QUEUED)) {
                 try {
                     tasks.execute(this);
                 } catch (IllegalStateException stopped) {
@@ -233,7 +334,7 @@ final class Waits {
             }
             parking.unpark(this);
             try {
-                TaskLock lock = parking.tryOnce(this, attempt);
+                TaskLock lock = parking.tryOnce(this, this);
                 if (!future.complete(lock)) {
                     // cancelled while the store granted it: no one will use it
                     lock.close();
@@ -247,7 +348,7 @@ final class Waits {
                     return;
                 }
                 wokenByRelease = false;
-                state.set(IDLE);
+                state = IDLE;
                 wakeIn(parking.park(this, held, remaining));
             } catch (LockManagerException e) {
                 future.completeExceptionally(parking.afterDeadline(e, this));
@@ -259,23 +360,77 @@ final class Waits {
         /** Tries again {@code pauseNanos} from now, or when woken before. */
         void wakeIn(long pauseNanos) {
             try {
-                timer = tasks.schedule(this::wake, pauseNanos);
+                wakeTimes.wakeIn(this, pauseNanos);
             } catch (IllegalStateException stopped) {
                 future.completeExceptionally(stopped);
             }
         }
 
         private void stopTimer() {
-            ScheduledFuture<?> t = timer;
-            if (t != null) {
-                timer = null;
-                t.cancel(false);
+            wakeTimes.cancel(this);
+        }
+
+        /**
+         * The future of this wait, which ends the wait when it completes, by whoever: one object where a future and a
+         * completion stage on it would take three. Stages made from it are plain futures.
+         */
+        final class WaitFuture extends CompletableFuture<TaskLock> {
+            @Override
+            public boolean complete(TaskLock value) {
+                return endsWait(super.complete(value));
+            }
+
+            @Override
+            public boolean completeExceptionally(Throwable failure) {
+                return endsWait(super.completeExceptionally(failure));
+            }
+
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                return endsWait(super.cancel(mayInterruptIfRunning));
+            }
+
+            @Override
+            public CompletableFuture<TaskLock> completeAsync(Supplier<? extends TaskLock> supplier, Executor executor) {
+                // the default would complete it past complete(): through here, so that the wait ends
+                Require.notNull(supplier, "supplier");
+                Require.notNull(executor, "executor");
+                executor.execute(() -> {
+                    try {
+                        complete(supplier.get());
+                    } catch (Throwable failure) {
+                        completeExceptionally(failure);
+                    }
+                });
+                return this;
+            }
+
+            @Override
+            public void obtrudeValue(TaskLock value) {
+                throw new UnsupportedOperationException("a lock wait's future is completed by the wait, not forced");
+            }
+
+            @Override
+            public void obtrudeException(Throwable failure) {
+                throw new UnsupportedOperationException("a lock wait's future is completed by the wait, not forced");
+            }
+
+            @Override
+            public <U> CompletableFuture<U> newIncompleteFuture() {
+                return new CompletableFuture<>();
+            }
+
+            private boolean endsWait(boolean completedNow) {
+                if (completedNow) {
+                    ended();
+                }
+                return completedNow;
             }
         }
 
         /** The wait is over, however it ended: nothing of it is left behind. */
         void ended() {
-            if (taskWaiters.remove(this)) {
+            if (unlink(this)) {
                 waiting.decrementAndGet();
             }
             stopTimer();

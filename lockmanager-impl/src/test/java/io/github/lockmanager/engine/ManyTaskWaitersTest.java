@@ -11,11 +11,13 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,26 +47,40 @@ class ManyTaskWaitersTest {
         // the task threads exist before the count, so that it shows only what the waiters add
         manager.lockForTaskAsync(LockSpec.of("warm-up").at(LockLevel.DC), Duration.ZERO, TaskOptions.named("warm-up"))
                 .toCompletableFuture().get(30, TimeUnit.SECONDS).close();
-        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-        int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
-        long heapBefore = usedHeapAfterGc(memory);
-
+        String[] names = new String[WAITERS];
+        for (int i = 0; i < WAITERS; i++) {
+            names[i] = "w" + i;
+        }
+        LockSpec hot = LockSpec.of("hot").at(LockLevel.DC);
         List<CompletableFuture<TaskLock>> waiters = new ArrayList<>(WAITERS);
+        int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+        Map<String, long[]> before = liveObjects();
+
         AtomicInteger took = new AtomicInteger();
         for (int i = 0; i < WAITERS; i++) {
-            CompletableFuture<TaskLock> waiter = manager.lockForTaskAsync(LockSpec.of("hot").at(LockLevel.DC), Duration.ofMinutes(5),
-                    TaskOptions.named("w" + i)).toCompletableFuture();
-            waiters.add(waiter);
+            waiters.add(manager.lockForTaskAsync(hot, Duration.ofMinutes(5), TaskOptions.named(names[i]))
+                    .toCompletableFuture());
         }
         LockEngine engine = (LockEngine) manager;
+        // each has had its first try and is parked in the key's queue, no try of it left on the task threads
         await().atMost(Duration.ofSeconds(60)).until(() -> engine.taskWaits() == WAITERS
-                && waiters.stream().noneMatch(CompletableFuture::isDone));
-        long heapPerWaiter = (usedHeapAfterGc(memory) - heapBefore) / WAITERS;
+                && engine.waitQueue().size() == WAITERS && waiters.stream().noneMatch(CompletableFuture::isDone));
+        Map<String, long[]> after = liveObjects();
         int threadsAdded = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
-        log.info("{} task waiters for one key: {} threads added, about {} bytes of heap each (with its future and "
-                + "options)", WAITERS, threadsAdded, heapPerWaiter);
+        long bytesPerWaiter = (after.get(TOTAL)[1] - before.get(TOTAL)[1]) / WAITERS;
+        log.info("{} task waiters for one key: {} threads added, {} bytes of live objects each (with its future and "
+                + "options)", WAITERS, threadsAdded, bytesPerWaiter);
         assertThat(threadsAdded).as("threads added for %d waiters", WAITERS).isLessThanOrEqualTo(1);
-        assertThat(heapPerWaiter).as("heap per waiter, bytes").isLessThan(2_000);
+        // a waiter, its future, its options and its key in the store, and nothing per waiter beside them: no timer
+        // task, no set entry, no atomic, no completion stage (about 200 bytes; a timer task alone was 130)
+        assertThat(bytesPerWaiter).as("live bytes per waiter").isLessThan(260);
+        for (String perWaiterBefore : List.of("java.util.concurrent.ScheduledThreadPoolExecutor$ScheduledFutureTask",
+                "java.util.concurrent.ConcurrentHashMap$Node", "java.util.concurrent.atomic.AtomicInteger",
+                "java.util.concurrent.CompletableFuture", "java.util.concurrent.CompletableFuture$UniWhenComplete")) {
+            assertThat(grown(before, after, perWaiterBefore)).as("live %s added for %d waiters", perWaiterBefore,
+                    WAITERS).isLessThan(WAITERS / 10);
+        }
+        assertThat(grown(before, after, Waits.class.getName() + "$TaskWaiter$WaitFuture")).isEqualTo(WAITERS);
 
         for (CompletableFuture<TaskLock> waiter : waiters) {
             waiter.thenAccept(lock -> {
@@ -77,11 +93,26 @@ class ManyTaskWaitersTest {
         assertThat(engine.taskWaits()).isZero();
     }
 
-    private static long usedHeapAfterGc(MemoryMXBean memory) throws InterruptedException {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(50);
+    private static final String TOTAL = "Total";
+
+    /** Live instances and bytes per class, from the JVM's class histogram (which collects first); "Total" for all. */
+    private static Map<String, long[]> liveObjects() throws Exception {
+        String histogram = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        Map<String, long[]> byClass = new HashMap<>();
+        for (String line : histogram.split("\n")) {
+            String[] fields = line.trim().split("\\s+");
+            if (fields.length >= 4 && fields[0].endsWith(":")) {
+                byClass.put(fields[3], new long[] {Long.parseLong(fields[1]), Long.parseLong(fields[2])});
+            } else if (fields.length >= 3 && fields[0].equals(TOTAL)) {
+                byClass.put(TOTAL, new long[] {Long.parseLong(fields[1]), Long.parseLong(fields[2])});
+            }
         }
-        return memory.getHeapMemoryUsage().getUsed();
+        return byClass;
+    }
+
+    private static long grown(Map<String, long[]> before, Map<String, long[]> after, String className) {
+        return after.getOrDefault(className, new long[2])[0] - before.getOrDefault(className, new long[2])[0];
     }
 }

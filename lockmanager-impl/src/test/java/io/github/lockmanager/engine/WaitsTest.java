@@ -480,4 +480,54 @@ class WaitsTest {
         assertThatThrownBy(() -> once.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(AlreadyLockedException.class);
         await().untilAsserted(() -> assertThat(counts.refused).hasValue(4));
     }
+
+    /** Ends of a wait as its listener hears them. */
+    private static final class Results implements LockEventListener {
+        final List<LockEventListener.WaitResult> results = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void waited(String key, LockLevel level, LockMode mode, Duration waited, WaitResult result) {
+            results.add(result);
+        }
+    }
+
+    @Test
+    void aTaskWaitEndsWhenItsFutureIsCompletedByTheCallerHoweverAndLeavesNothingBehind() throws Exception {
+        Results results = new Results();
+        LockManager b = LockManagerBuilder.newBuilder().store(store).nodeId("b").waitPollInterval(LONG_INTERVAL)
+                .eventListener(results).build();
+        managers.add(b);
+        LockEngine engine = (LockEngine) b;
+        TaskLock holder = b.lockForTask(LockSpec.of("job"), TaskOptions.named("holder"));
+        java.util.function.Supplier<CompletableFuture<TaskLock>> waiter = () -> b.lockForTaskAsync(LockSpec.of("job"),
+                Duration.ofMinutes(10), TaskOptions.named("w")).toCompletableFuture();
+
+        CompletableFuture<TaskLock> cancelled = waiter.get();
+        CompletableFuture<TaskLock> timedOut = waiter.get();
+        CompletableFuture<TaskLock> failedByCaller = waiter.get();
+        CompletableFuture<TaskLock> completedLater = waiter.get();
+        await().until(() -> engine.taskWaits() == 4);
+        timedOut.orTimeout(50, TimeUnit.MILLISECONDS);
+        assertThat(cancelled.cancel(false)).isTrue();
+        assertThat(failedByCaller.completeExceptionally(new IllegalStateException("given up"))).isTrue();
+        completedLater.completeAsync(() -> null, Runnable::run);
+        await().atMost(Duration.ofSeconds(30)).until(() -> engine.taskWaits() == 0);
+        assertThat(timedOut).isCompletedExceptionally();
+        assertThat(results.results).containsExactlyInAnyOrder(LockEventListener.WaitResult.INTERRUPTED, LockEventListener.WaitResult.FAILED,
+                LockEventListener.WaitResult.FAILED, LockEventListener.WaitResult.ACQUIRED);
+
+        // a forced result would bypass the wait's end: refused, the wait goes on; stages of it are plain futures
+        CompletableFuture<TaskLock> forced = waiter.get();
+        assertThatThrownBy(() -> forced.obtrudeValue(null)).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> forced.obtrudeException(new IllegalStateException()))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThat(forced.thenApply(lock -> lock).getClass()).isEqualTo(CompletableFuture.class);
+        assertThat(forced).isNotDone();
+        holder.close();
+        TaskLock taken = forced.get(30, TimeUnit.SECONDS);
+        assertThat(taken.isLost()).isFalse();
+        taken.close();
+        await().until(() -> engine.taskWaits() == 0);
+        assertThat(b.isLocked("job")).isFalse();
+    }
 }
