@@ -77,7 +77,12 @@ public final class CassandraNode {
         try {
             Files.createDirectories(dir);
             writeConfig();
-            List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
+            // the node's JVM replaces a shell whose watcher ends it when this JVM is gone, however it ended: a test or
+            // benchmark JVM killed or crashed leaves no node behind (the shutdown hook covers only an orderly exit)
+            List<String> command = new ArrayList<>(List.of("bash", "-c", "parent=" + ProcessHandle.current().pid()
+                    + "; (while kill -0 $parent 2>/dev/null && kill -0 $$ 2>/dev/null; do sleep 1; done;"
+                    + " kill -9 $$ 2>/dev/null) & exec \"$@\"", "cassandra-" + name,
+                    Paths.get(System.getProperty("java.home"), "bin", "java")
                     .toString(), "-Xms512m", "-Xmx768m", "-Xss512k", "-XX:+UseG1GC", "-XX:ActiveProcessorCount=2",
                     "-Djava.net.preferIPv4Stack=true",
                     "-Dcassandra.config=file://" + dir.resolve("cassandra.yaml"),
