@@ -12,7 +12,6 @@ import io.github.lockmanager.store.support.DataUnderLock;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.AbstractMap;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -61,15 +60,12 @@ public final class CassandraRowData implements LockData<byte[]> {
     public Map<String, byte[]> read(LockResource held) throws LockManagerException, LockLostException {
         LockHandle handle = DataUnderLock.handleOf(held);
         // decoded inside the call, so that a cell this release cannot read is reported by the call's rule
-        Map.Entry<Row, KeyState> read = access.call("read the data of lock '" + handle.key().name() + "'",
-                timeout -> {
-                    Row found = CassandraAccess.await(access.readWithData(handle.key(), timeout), timeout);
-                    return new AbstractMap.SimpleImmutableEntry<>(found,
-                            KeyState.decode(found == null ? null : found.getByteBuffer(0)));
-                });
-        Row row = read.getKey();
-        KeyState state = read.getValue();
-        if (!holds(state, handle, System.currentTimeMillis())) {
+        RowRead read = access.call("read the data of lock '" + handle.key().name() + "'", timeout -> {
+            Row found = CassandraAccess.await(access.readWithData(handle.key(), timeout), timeout);
+            return new RowRead(found, KeyState.decode(found == null ? null : found.getByteBuffer(0)));
+        });
+        Row row = read.row();
+        if (!holds(read.state(), handle, System.currentTimeMillis())) {
             throw DataUnderLock.lost(handle, store, "nothing read may be relied on");
         }
         Map<String, byte[]> data = new LinkedHashMap<>();
@@ -170,5 +166,9 @@ public final class CassandraRowData implements LockData<byte[]> {
     @Override
     public String toString() {
         return "CassandraRowData[" + store + "]";
+    }
+
+    /** The lock's row as one read found it ({@code null} if there is none), and its lock state decoded. */
+    private record RowRead(Row row, KeyState state) {
     }
 }
