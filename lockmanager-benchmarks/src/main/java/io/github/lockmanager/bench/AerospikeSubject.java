@@ -85,6 +85,11 @@ final class AerospikeSubject implements Subject {
     }
 
     @Override
+    public boolean freshKeysAgainstRaw() {
+        return true;
+    }
+
+    @Override
     public void rawCycle(String key, String owner) {
         Key record = new Key(namespace, SET, key);
         client.put(create, record, new Bin("owner", owner));

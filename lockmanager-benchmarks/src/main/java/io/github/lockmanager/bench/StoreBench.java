@@ -130,29 +130,39 @@ final class StoreBench {
                 reportQuantiles(each, peer);
             }
             if (peer) {
-                freshKeysAgainstThePeer(manager);
+                freshKeys(manager, ", against a peer", subject.peerCycleDescription(), subject::peerCycle);
+            } else if (subject.freshKeysAgainstRaw()) {
+                freshKeys(manager, "", subject.rawCycleDescription(), subject::rawCycle);
             }
         }
     }
 
+    /** A baseline's lock+unlock of {@code key} by {@code owner}. */
+    @FunctionalInterface
+    private interface KeyCycle {
+        void run(String key, String owner) throws Exception;
+    }
+
     /**
-     * Row 2 on a new key each cycle, against the peer's protocol on new keys, each cycle timed on its own in
-     * alternating rounds: where a store's first write of a key costs more than its later ones, it shows here.
+     * Row 2 on a new key each cycle, against {@code baseline} on new keys (the peer's protocol, or the raw cycle where
+     * that is a peer's), each cycle timed on its own in alternating rounds: where a store's first write of a key costs
+     * more than its later ones, it shows here.
      */
-    private void freshKeysAgainstThePeer(LockManager manager) throws Exception {
+    private void freshKeys(LockManager manager, String against, String description, KeyCycle baseline)
+            throws Exception {
         AtomicLong oursKeys = new AtomicLong();
-        AtomicLong peerKeys = new AtomicLong();
+        AtomicLong baselineKeys = new AtomicLong();
         String owner = "fresh-owner-" + run;
         Rounds.Timed each = Rounds.alternateTimingEach(settings,
                 () -> manager.lock("fresh-" + oursKeys.incrementAndGet()).close(),
-                () -> subject.peerCycle("fresh-" + run + "-" + peerKeys.incrementAndGet(), owner));
+                () -> baseline.run("fresh-" + run + "-" + baselineKeys.incrementAndGet(), owner));
         for (double quantile : new double[]{0.5, 0.99}) {
             long ours = each.quantile(0, quantile);
-            long peers = each.quantile(1, quantile);
-            report.add("2. a new key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile") + ", against a peer",
-                    subject.name(), Report.micros(ours), Report.micros(peers), (double) ours / peers,
+            long theirs = each.quantile(1, quantile);
+            report.add("2. a new key each cycle, " + (quantile == 0.5 ? "median" : "99th percentile") + against,
+                    subject.name(), Report.micros(ours), Report.micros(theirs), (double) ours / theirs,
                     "each cycle a key the table never had, timed on its own, rounds alternating; baseline: "
-                            + subject.peerCycleDescription());
+                            + description);
         }
     }
 

@@ -49,6 +49,14 @@ interface Subject extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Whether figure 2's new-key rows compare with {@link #rawCycle} on new keys, where the store has no peer of its own
+     * and the raw cycle is a peer's protocol (PhonePe DLM's on Aerospike).
+     */
+    default boolean freshKeysAgainstRaw() {
+        return false;
+    }
+
     /** One lock+unlock of the peer's protocol; only when {@link #peerCycleDescription()} is not null. */
     default void peerCycle(String key, String owner) throws Exception {
         throw new UnsupportedOperationException(name() + " replays no peer protocol");

@@ -25,9 +25,12 @@ public final class CassandraNode {
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            List<CassandraNode> running;
             synchronized (RUNNING) {
-                RUNNING.forEach(CassandraNode::kill);
+                // a copy: kill() takes each node off the list
+                running = new ArrayList<>(RUNNING);
             }
+            running.forEach(CassandraNode::kill);
         }, "cassandra-nodes-stop"));
     }
 
