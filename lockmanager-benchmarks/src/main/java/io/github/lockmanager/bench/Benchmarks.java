@@ -304,7 +304,8 @@ public final class Benchmarks {
                 + "Redis library on its own client per node: uncontended lock+unlock in " + Rounds.ROUNDS
                 + " alternating rounds, with the round trips each makes counted on its JDBC connection (statements, "
                 + "commits, rollbacks), and on Redis the commands each sends per cycle as the server's `MONITOR` reports "
-                + "them, a script's own calls apart (`INFO commandstats` counts those too), one side at a time; 8 threads on distinct keys, 6 s each side by side as in figure 5; the hand-off of a held key to a "
+                + "them, a script's own calls apart (`INFO commandstats` counts those too), one side at a time; a new key each cycle, and on Redis the same key each "
+                + "cycle too, every cycle timed on its own in alternating rounds (median and 99th percentile); 8 threads on distinct keys, 6 s each side by side as in figure 5; the hand-off of a held key to a "
                 + "waiter on a second node, each library waiting its own way; the store calls a waiter on the second node "
                 + "sends per second while the first holds the key, over twice the throughput time (counted as above: "
                 + "lockmanager's waiter on a store that announces releases asks again only every 50 poll intervals); "

@@ -64,7 +64,7 @@ class BenchmarksSmokeTest {
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.")).extracting(Report.Row::figure)
                 .anyMatch(f -> f.contains("Spring Integration")).anyMatch(f -> f.contains("ShedLock"))
                 .anyMatch(f -> f.contains("Redisson")).anyMatch(f -> f.contains("RFencedLock"))
-                .anyMatch(f -> f.contains("RedisLockRegistry")).hasSize(42);
+                .anyMatch(f -> f.contains("RedisLockRegistry")).hasSize(48);
         // the heap a waiting asynchronous acquisition holds, beside Redisson's, every waiter of both sides counted
         assertThat(report.rows()).filteredOn(r -> r.figure().equals("16. heap per task lock waiter, vs Redisson lockAsync"))
                 .singleElement().satisfies(r -> {
@@ -82,6 +82,9 @@ class BenchmarksSmokeTest {
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9. vs ShedLock")).extracting(Report.Row::store)
                 .containsOnly("PostgreSQL", "MariaDB").contains("MariaDB");
         // a new key in every cycle, its median and 99th percentile beside each peer's
+        // on Redis the same key in every cycle too, its median and 99th percentile beside each peer's
+        assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().contains("the same key each cycle"))
+                .hasSize(6).allSatisfy(r -> assertThat(r.store()).isEqualTo("Redis"));
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().contains("a new key each cycle"))
                 .hasSize(12);
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().endsWith("throughput, 8 threads"))
