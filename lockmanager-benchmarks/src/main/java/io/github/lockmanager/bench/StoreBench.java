@@ -137,18 +137,12 @@ final class StoreBench {
         }
     }
 
-    /** A baseline's lock+unlock of {@code key} by {@code owner}. */
-    @FunctionalInterface
-    private interface KeyCycle {
-        void run(String key, String owner) throws Exception;
-    }
-
     /**
      * Row 2 on a new key each cycle, against {@code baseline} on new keys (the peer's protocol, or the raw cycle where
      * that is a peer's), each cycle timed on its own in alternating rounds: where a store's first write of a key costs
      * more than its later ones, it shows here.
      */
-    private void freshKeys(LockManager manager, String against, String description, KeyCycle baseline)
+    private void freshKeys(LockManager manager, String against, String description, Subject.RawCycle baseline)
             throws Exception {
         AtomicLong oursKeys = new AtomicLong();
         AtomicLong baselineKeys = new AtomicLong();

@@ -63,6 +63,7 @@ final class LockEngine implements LockManager {
     private final TaskThreads tasks;
     private final Requests requests;
     private final HolderWatches watches;
+
     private LockEngine(EngineParts parts) {
         this.parts = parts;
         this.settings = parts.settings;

@@ -88,6 +88,7 @@ final class WakeTimes {
         }
         long arming = ++armings;
         tickDue = due;
+        // none armed if scheduling fails (the manager is closing): a later time must not think one is
         tick = null;
         tick = timer.schedule(() -> fire(arming), due - System.nanoTime());
     }

@@ -84,7 +84,7 @@ public final class CassandraNode {
             // benchmark JVM killed or crashed leaves no node behind (the shutdown hook covers only an orderly exit)
             List<String> command = new ArrayList<>(List.of("bash", "-c", "parent=" + ProcessHandle.current().pid()
                     + "; (while kill -0 $parent 2>/dev/null && kill -0 $$ 2>/dev/null; do sleep 1; done;"
-                    + " kill -9 $$ 2>/dev/null) & exec \"$@\"", "cassandra-" + name,
+                    + " kill -0 $parent 2>/dev/null || kill -9 $$ 2>/dev/null) & exec \"$@\"", "cassandra-" + name,
                     Paths.get(System.getProperty("java.home"), "bin", "java")
                     .toString(), "-Xms512m", "-Xmx768m", "-Xss512k", "-XX:+UseG1GC", "-XX:ActiveProcessorCount=2",
                     "-Djava.net.preferIPv4Stack=true",
