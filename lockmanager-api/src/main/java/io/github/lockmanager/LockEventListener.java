@@ -78,7 +78,10 @@ public interface LockEventListener {
         ACQUIRED,
         /** The wait's deadline passed first. */
         TIMED_OUT,
-        /** The waiting thread was interrupted. */
+        /**
+         * The waiting thread was interrupted; for a task's wait, its future was cancelled or completed with a value by
+         * its caller.
+         */
         INTERRUPTED,
         /** The store failed, or the lock could not be taken for another reason than a holder. */
         FAILED,

@@ -296,6 +296,11 @@ final class Waits {
         private TaskWaiter next;
         /** Whether a try is queued on the task threads ({@link #QUEUED}); a field, not an atomic object per waiter. */
         private volatile int state = IDLE;
+        /**
+         * The lock a try took, set just before it completes the future with it: the future's value is an acquisition
+         * only when it is this one, not a value of the caller's own ({@link #ended()}).
+         */
+        private TaskLock granted;
 
         TaskWaiter(LockSpec spec, TaskOptions task, LockKey key, long budgetNanos, FairTurn turn) {
             super(key, spec.mode(), budgetNanos, turn);
@@ -335,6 +340,7 @@ final class Waits {
             parking.unpark(this);
             try {
                 TaskLock lock = parking.tryOnce(this, this);
+                granted = lock;
                 if (!future.complete(lock)) {
                     // cancelled while the store granted it: no one will use it
                     lock.close();
@@ -434,9 +440,11 @@ final class Waits {
                 waiting.decrementAndGet();
             }
             stopTimer();
-            parking.leave(this, !future.isCompletedExceptionally() && !future.isCancelled());
-            WaitResult result = future.isCancelled() ? WaitResult.INTERRUPTED
-                    : !future.isCompletedExceptionally() ? WaitResult.ACQUIRED
+            // a caller that completes the future with a value of its own ends the wait as one that cancels it does
+            boolean acquired = !future.isCompletedExceptionally() && granted != null && future.getNow(null) == granted;
+            parking.leave(this, acquired);
+            WaitResult result = acquired ? WaitResult.ACQUIRED
+                    : !future.isCompletedExceptionally() || future.isCancelled() ? WaitResult.INTERRUPTED
                     : future.handle((l, e) -> resultOf(e instanceof java.util.concurrent.CompletionException c
                     && c.getCause() != null ? c.getCause() : e)).join();
             events.waited(key.name(), key.level(), mode, Duration.ofNanos(System.nanoTime() - startNanos), result);

@@ -506,19 +506,22 @@ class WaitsTest {
         CompletableFuture<TaskLock> timedOut = waiter.get();
         CompletableFuture<TaskLock> failedByCaller = waiter.get();
         CompletableFuture<TaskLock> failedLater = waiter.get();
-        await().until(() -> engine.taskWaits() == 4);
+        CompletableFuture<TaskLock> answeredByCaller = waiter.get();
+        await().until(() -> engine.taskWaits() == 5);
         timedOut.orTimeout(50, TimeUnit.MILLISECONDS);
         assertThat(cancelled.cancel(false)).isTrue();
         assertThat(failedByCaller.completeExceptionally(new IllegalStateException("given up"))).isTrue();
         failedLater.completeAsync(() -> {
             throw new IllegalStateException("given up later");
         }, Runnable::run);
+        assertThat(answeredByCaller.complete(null)).isTrue();
         await().atMost(Duration.ofSeconds(30)).until(() -> engine.taskWaits() == 0);
         assertThat(timedOut).isCompletedExceptionally();
-        // cancelled: interrupted; the timeout, the caller's failure and the failed supplier: failed
+        // cancelled or answered by the caller: interrupted (no acquisition); the timeout, the caller's failure and the
+        // failed supplier: failed
         assertThat(results.results).containsExactlyInAnyOrder(LockEventListener.WaitResult.INTERRUPTED,
-                LockEventListener.WaitResult.FAILED, LockEventListener.WaitResult.FAILED,
-                LockEventListener.WaitResult.FAILED);
+                LockEventListener.WaitResult.INTERRUPTED, LockEventListener.WaitResult.FAILED,
+                LockEventListener.WaitResult.FAILED, LockEventListener.WaitResult.FAILED);
 
         // a forced result would bypass the wait's end: refused, the wait goes on; stages of it are plain futures
         CompletableFuture<TaskLock> forced = waiter.get();
@@ -530,6 +533,8 @@ class WaitsTest {
         holder.close();
         TaskLock taken = forced.get(30, TimeUnit.SECONDS);
         assertThat(taken.isLost()).isFalse();
+        await().until(() -> results.results.size() == 6);
+        assertThat(results.results.get(5)).isEqualTo(LockEventListener.WaitResult.ACQUIRED);
         taken.close();
         await().until(() -> engine.taskWaits() == 0);
         assertThat(b.isLocked("job")).isFalse();
