@@ -81,10 +81,10 @@ class BenchmarksSmokeTest {
         // ShedLock on MariaDB too, both sides with the driver's default settings
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9. vs ShedLock")).extracting(Report.Row::store)
                 .containsOnly("PostgreSQL", "MariaDB").contains("MariaDB");
-        // a new key in every cycle, its median and 99th percentile beside each peer's
         // on Redis the same key in every cycle too, its median and 99th percentile beside each peer's
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().contains("the same key each cycle"))
                 .hasSize(6).allSatisfy(r -> assertThat(r.store()).isEqualTo("Redis"));
+        // a new key in every cycle, its median and 99th percentile beside each peer's
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().contains("a new key each cycle"))
                 .hasSize(12);
         assertThat(report.rows()).filteredOn(r -> r.figure().startsWith("9.") && r.figure().endsWith("throughput, 8 threads"))
